@@ -1,0 +1,5 @@
+"""Allow ``python -m workbook``."""
+
+from workbook.cli import main
+
+raise SystemExit(main())

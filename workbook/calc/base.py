@@ -1,0 +1,27 @@
+"""Shared pieces of the scenario-level calculation: the quantity declaration and the context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Q:
+    """One named quantity: the spine shared by reference results, sheet rows and JSON keys."""
+
+    name: str
+    unit: str
+    label: str
+    section: str
+
+
+@dataclass
+class Context:
+    """What a calc module sees: resolved scenario, catalogue records and earlier results."""
+
+    s: Any  # resolved workbook.scenario.Scenario (no nulls left)
+    gpu: Any  # workbook.catalog Gpu
+    model: Any  # workbook.catalog Model
+    defaults: dict[str, float]
+    q: dict[str, float] = field(default_factory=dict)
