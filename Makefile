@@ -1,0 +1,35 @@
+# The README's two commands: `make run` (set up, build the default workbook, verify it) and
+# `make test` (set up, run the whole test suite). Both work on a fresh machine with Python + pip.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup libreoffice run calc test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+libreoffice:
+	bash scripts/install-libreoffice.sh
+
+calc: setup
+	$(BIN)/workbook calc catalog/scenarios/*.yaml
+
+run: setup libreoffice
+	$(BIN)/workbook build -o out/ai-infra-workbook.xlsx
+	$(BIN)/workbook verify out/ai-infra-workbook.xlsx
+
+test: setup libreoffice
+	$(BIN)/python -m pytest -q
+
+bench: setup libreoffice
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf $(VENV) out/*.xlsx out/*.pdf

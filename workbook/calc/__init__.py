@@ -1,0 +1,114 @@
+"""Scenario-level calculation: every named quantity of one scenario, in data-flow order.
+
+``compute(scenario, catalog)`` runs the sheet modules in order (each one's ``compute(ctx)``
+sees the quantities of the earlier ones) and returns ``{name: value}``. ``registry()`` lists
+every :class:`Q` with its sheet; ``dataframe()`` gives one row per quantity and one column per
+scenario, for notebooks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Iterable
+
+from workbook.calc.base import Context, Q
+
+#: sheet module name -> workbook sheet title, in data-flow order
+SHEETS: dict[str, str] = {
+    "selection": "Plan",
+    "hardware": "Plan",
+    "models": "Plan",
+    "plan": "Plan",
+    "train_memory": "Training Memory",
+    "zero": "ZeRO",
+    "kv_cache": "KV Cache",
+    "comm": "Comm",
+    "storage": "Storage",
+    "inference": "Inference",
+    "cost": "Cost",
+    "checks": "Checks",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A quantity with the sheet (module) that computes it."""
+
+    q: Q
+    module: str
+
+    @property
+    def sheet(self) -> str:
+        return SHEETS[self.module]
+
+
+def modules() -> list[tuple[str, ModuleType]]:
+    return [(name, importlib.import_module(f"workbook.calc.{name}")) for name in SHEETS]
+
+
+def registry() -> dict[str, Entry]:
+    """Every quantity by name. Raises if a name is declared twice."""
+    out: dict[str, Entry] = {}
+    for name, mod in modules():
+        for q in mod.QUANTITIES:
+            if q.name in out:
+                raise ValueError(f"quantity {q.name!r} declared in {out[q.name].module} and {name}")
+            out[q.name] = Entry(q, name)
+    return out
+
+
+def compute_resolved(s, gpu, model, defaults: dict[str, float]) -> dict[str, float]:
+    """All quantities for a resolved scenario (no nulls) and its catalogue records."""
+    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults)
+    for name, mod in modules():
+        values = mod.compute(ctx)
+        declared = {q.name for q in mod.QUANTITIES}
+        missing = declared - set(values)
+        extra = set(values) - declared
+        if missing or extra:
+            raise RuntimeError(f"calc.{name}: missing {sorted(missing)}, undeclared {sorted(extra)}")
+        for key in (q.name for q in mod.QUANTITIES):
+            ctx.q[key] = _number(values[key], key)
+    return ctx.q
+
+
+def _number(value, key: str) -> float:
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"quantity {key} is not finite: {v}")
+    return v
+
+
+def compute(scenario, catalog) -> dict[str, float]:
+    """All quantities of one scenario against a catalogue."""
+    from workbook.scenario.resolve import resolve
+
+    s, gpu, model = resolve(scenario, catalog)
+    return compute_resolved(s, gpu, model, catalog.defaults_dict())
+
+
+def dataframe(scenarios: Iterable, catalog=None):
+    """One row per quantity (name, unit, section, sheet, label), one column per scenario."""
+    import pandas as pd
+
+    from workbook.catalog import load_catalog
+
+    catalog = catalog or load_catalog()
+    reg = registry()
+    scenarios = list(scenarios)
+    data = {
+        "name": list(reg),
+        "unit": [e.q.unit for e in reg.values()],
+        "section": [e.q.section for e in reg.values()],
+        "sheet": [e.sheet for e in reg.values()],
+        "label": [e.q.label for e in reg.values()],
+    }
+    for sc in scenarios:
+        values = compute(sc, catalog)
+        data[sc.name] = [values[n] for n in reg]
+    return pd.DataFrame(data).set_index("name")

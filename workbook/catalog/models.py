@@ -1,0 +1,206 @@
+"""Pydantic models of the catalogue: GPUs, model architectures, default values (docs/contract.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+from typing import Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from workbook.errors import InputError
+
+ID_PATTERN = r"^[a-z0-9.-]+$"
+MemoryKind = Literal["HBM2", "HBM2e", "HBM3", "HBM3e", "GDDR6", "GDDR6X", "GDDR7"]
+
+
+class _Record(BaseModel):
+    """Fields every catalogue record carries: id, name, where the values come from, and when."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    id: str = Field(..., pattern=ID_PATTERN, max_length=64, description="lowercase id [a-z0-9.-]")
+    name: str = Field(..., min_length=1, max_length=120)
+    source: str = Field(..., min_length=1, description="spec section or datasheet/config URL")
+    as_of: dt.date = Field(..., description="date the values were checked (ISO)")
+    field_sources: dict[str, str] = Field(
+        default_factory=dict, description="field -> source for values not from `source`"
+    )
+    notes: str = Field("", max_length=2000, description="caveats (book vs datasheet, estimates)")
+
+    @model_validator(mode="after")
+    def _field_sources_name_fields(self) -> "_Record":
+        unknown = sorted(set(self.field_sources) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(f"field_sources names unknown fields: {', '.join(unknown)}")
+        return self
+
+
+class Gpu(_Record):
+    """One GPU. NVLink/PCIe figures are as quoted; a direction factor is a separate input."""
+
+    hbm_GB: float = Field(..., gt=0, le=10_000, description="device memory (GB)")
+    hbm_bw_GBps: float = Field(..., gt=0, le=1e6, description="memory bandwidth (GB/s)")
+    bf16_dense_TFLOPS: float = Field(..., gt=0, le=1e6, description="dense BF16 tensor peak (TFLOPS)")
+    fp16_dense_TFLOPS: float = Field(..., gt=0, le=1e6, description="dense FP16 tensor peak (TFLOPS)")
+    fp8_dense_TFLOPS: Optional[float] = Field(None, gt=0, le=1e6, description="dense FP8 peak; null = no FP8")
+    int8_dense_TOPS: Optional[float] = Field(None, gt=0, le=1e6, description="dense INT8 peak (TOPS)")
+    fp4_dense_TFLOPS: Optional[float] = Field(None, gt=0, le=1e6, description="dense FP4 peak; null = no FP4")
+    fp32_TFLOPS: float = Field(..., gt=0, le=1e6, description="non-tensor FP32 peak (TFLOPS)")
+    nvlink_bw_GBps: Optional[float] = Field(
+        None, gt=0, le=1e5, description="NVLink, quoted bidirectional aggregate (GB/s); null = no NVLink"
+    )
+    nvlink_convention: Literal["bidirectional_aggregate"] = "bidirectional_aggregate"
+    nvlink_links: Optional[int] = Field(None, ge=1, le=64, description="NVLink links per GPU")
+    pcie_gen: int = Field(..., ge=1, le=7, description="PCIe generation")
+    pcie_bw_GBps: float = Field(..., gt=0, le=1e4, description="PCIe x16, quoted per direction (GB/s)")
+    tdp_W: float = Field(..., gt=0, le=5000, description="board power (W)")
+    gpus_per_node: int = Field(8, ge=1, le=72, description="GPUs per server node")
+    price_on_demand_usd_per_gpu_hour: float = Field(..., gt=0, le=1000)
+    price_reserved_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000)
+    price_spot_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000)
+    memory_kind: MemoryKind
+
+    def price_usd_per_gpu_hour(self, basis: str) -> Optional[float]:
+        """The GPU-hour price for a basis: 'on_demand', 'reserved' or 'spot' (None if not given)."""
+        return getattr(self, f"price_{basis}_usd_per_gpu_hour")
+
+
+class Model(_Record):
+    """A Transformer architecture with the fields params.model_param_counts reads."""
+
+    family: str = Field(..., min_length=1, max_length=64)
+    layers: int = Field(..., ge=1, le=1000)
+    d_model: int = Field(..., ge=1, le=1_000_000)
+    d_ff: int = Field(..., ge=1, le=10_000_000, description="FFN inner size (expert size for MoE)")
+    n_heads: int = Field(..., ge=1, le=10_000)
+    n_kv_heads: int = Field(..., ge=1, le=10_000)
+    head_dim: int = Field(..., ge=1, le=10_000)
+    vocab: int = Field(..., ge=1, le=10_000_000)
+    tied_embeddings: bool
+    ffn: Literal["swiglu", "geglu", "gelu"]
+    attention: Literal["mha", "gqa", "mqa", "mla"]
+    qkv_bias: bool = False
+    norm: Literal["rmsnorm", "layernorm"]
+    norm_params_per_layer: int = Field(..., ge=0, le=10_000_000, description="norm weights per layer (count)")
+    # MLA (attention = mla)
+    q_lora_rank: Optional[int] = Field(None, ge=1, le=1_000_000)
+    kv_lora_rank: Optional[int] = Field(None, ge=1, le=1_000_000)
+    qk_rope_head_dim: Optional[int] = Field(None, ge=1, le=10_000)
+    qk_nope_head_dim: Optional[int] = Field(None, ge=1, le=10_000)
+    v_head_dim: Optional[int] = Field(None, ge=1, le=10_000)
+    # MoE
+    moe: bool = False
+    n_routed_experts: Optional[int] = Field(None, ge=1, le=100_000)
+    top_k: Optional[int] = Field(None, ge=1, le=100_000)
+    n_shared_experts: int = Field(0, ge=0, le=1000)
+    expert_d_ff: Optional[int] = Field(None, ge=1, le=10_000_000)
+    n_dense_layers: int = Field(0, ge=0, le=1000, description="leading dense (non-MoE) layers")
+    dense_d_ff: Optional[int] = Field(None, ge=1, le=10_000_000)
+    published_params_total: float = Field(..., gt=0, le=1e15, description="official total (count)")
+    published_params_active: Optional[float] = Field(None, gt=0, le=1e15, description="official active (MoE)")
+    hypothetical: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Model":
+        mla = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim")
+        if self.attention == "mla":
+            missing = [f for f in mla if getattr(self, f) is None]
+            if missing:
+                raise ValueError(f"attention 'mla' needs {', '.join(missing)}")
+        else:
+            given = [f for f in mla + ("q_lora_rank",) if getattr(self, f) is not None]
+            if given:
+                raise ValueError(f"{', '.join(given)} only apply to attention 'mla'")
+            if self.attention == "mha" and self.n_kv_heads != self.n_heads:
+                raise ValueError("attention 'mha' needs n_kv_heads == n_heads")
+            if self.attention == "mqa" and self.n_kv_heads != 1:
+                raise ValueError("attention 'mqa' needs n_kv_heads == 1")
+            if self.attention == "gqa" and not (1 < self.n_kv_heads < self.n_heads):
+                raise ValueError("attention 'gqa' needs 1 < n_kv_heads < n_heads")
+            if self.n_heads % self.n_kv_heads:
+                raise ValueError(f"n_kv_heads={self.n_kv_heads} must divide n_heads={self.n_heads}")
+        if self.moe:
+            need = [f for f in ("n_routed_experts", "top_k", "expert_d_ff", "published_params_active")
+                    if getattr(self, f) is None]
+            if need:
+                raise ValueError(f"moe: true needs {', '.join(need)}")
+            if self.top_k > self.n_routed_experts:
+                raise ValueError(f"top_k={self.top_k} exceeds n_routed_experts={self.n_routed_experts}")
+            if self.n_dense_layers >= self.layers:
+                raise ValueError("n_dense_layers must be below layers")
+            if self.n_dense_layers and self.dense_d_ff is None:
+                raise ValueError("n_dense_layers > 0 needs dense_d_ff")
+        else:
+            given = [f for f in ("n_routed_experts", "top_k", "expert_d_ff", "dense_d_ff")
+                     if getattr(self, f) is not None]
+            if given or self.n_shared_experts or self.n_dense_layers:
+                raise ValueError("MoE fields are set but moe is false")
+        return self
+
+
+class DefaultValue(BaseModel):
+    """One default value (catalog/defaults.yaml); scenario fields left null take it by key."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    key: str = Field(..., pattern=r"^[A-Za-z0-9_]+$", max_length=64)
+    value: Union[int, float]
+    unit: str = Field(..., min_length=1, max_length=40)
+    source: str = Field(..., min_length=1)
+    as_of: dt.date
+    notes: str = Field("", max_length=2000)
+
+
+class Defaults(BaseModel):
+    """All default values, by key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    records: dict[str, DefaultValue]
+
+    def value(self, key: str) -> float:
+        """The value of a key (InputError naming the closest keys when unknown)."""
+        if key not in self.records:
+            raise InputError(f"unknown default {key!r}{_closest(key, self.records)}", field=key)
+        return self.records[key].value
+
+    def as_dict(self) -> dict[str, float]:
+        """key -> value (what calc modules see as ctx.defaults)."""
+        return {k: r.value for k, r in self.records.items()}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.records
+
+
+def _closest(name: str, ids) -> str:
+    near = difflib.get_close_matches(name, list(ids), n=3, cutoff=0.4)
+    return f"; closest: {', '.join(near)}" if near else ""
+
+
+class Catalog(BaseModel):
+    """GPUs, models and defaults, each by id/key."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpus: dict[str, Gpu]
+    models: dict[str, Model]
+    defaults: Defaults
+
+    def gpu(self, gpu_id: str) -> Gpu:
+        """The GPU record (InputError with the closest ids when unknown)."""
+        if gpu_id not in self.gpus:
+            raise InputError(
+                f"unknown GPU id {gpu_id!r}{_closest(gpu_id, self.gpus)}",
+                field="gpu", expected="one of " + ", ".join(self.gpus),
+            )
+        return self.gpus[gpu_id]
+
+    def model(self, model_id: str) -> Model:
+        """The model record (InputError with the closest ids when unknown)."""
+        if model_id not in self.models:
+            raise InputError(
+                f"unknown model id {model_id!r}{_closest(model_id, self.models)}",
+                field="model", expected="one of " + ", ".join(self.models),
+            )
+        return self.models[model_id]

@@ -1,0 +1,221 @@
+"""YAML loading with line numbers, and pydantic errors turned into InputError (file, line, field).
+
+PyYAML (YAML 1.1) reads ``3e12`` as a string; our loader resolves it as a float, as users expect.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from workbook.errors import InputError
+
+Loc = tuple[Any, ...]
+
+#: YAML 1.2-style floats: 3e12, 1.5E-3, .5, 2., plus the 1.1 forms PyYAML already knows
+_FLOAT_RE = re.compile(
+    r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+    re.X,
+)
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader whose float resolver also accepts exponent forms without a dot (``3e12``)."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
+    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123456789."))
+
+
+def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
+    """Parse a YAML file: (data, {path tuple: 1-based line}). Raises InputError on bad YAML.
+
+    The line map holds every mapping key (path ending in the key) and sequence item (path ending
+    in the index); the root is ``()`` -> 1. Duplicate keys in one mapping are an error.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {(): 1}
+        lines: dict[Loc, int] = {(): node.start_mark.line + 1}
+        _walk(node, (), lines, str(path))
+        data = loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        msg = " ".join(s for s in (exc.context, exc.problem) if s) or "malformed YAML"
+        raise InputError(f"malformed YAML: {msg}", file=str(path), line=line) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"malformed YAML: {exc}", file=str(path)) from None
+    finally:
+        loader.dispose()
+    return data, lines
+
+
+def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], file: str) -> None:
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise InputError(
+                    f"duplicate key {key!r} (first given on line {seen[key]})",
+                    file=file, line=line, field=_dotted(loc + (key,)),
+                )
+            seen[key] = line
+            lines[loc + (key,)] = line
+            _walk(value_node, loc + (key,), lines, file)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            lines[loc + (i,)] = item.start_mark.line + 1
+            _walk(item, loc + (i,), lines, file)
+
+
+def _dotted(loc: Loc) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def line_of(lines: dict[Loc, int], loc: Loc) -> int | None:
+    """Line of the longest prefix of ``loc`` found in the line map."""
+    loc = tuple(loc)
+    for n in range(len(loc), -1, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
+
+
+# --------------------------------------------------------------------------- pydantic -> InputError
+def _unwrap(tp: Any) -> Any:
+    """Strip Optional/Annotated/list to the inner model type (or the type itself)."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _unwrap(args[0]) if len(args) == 1 else tp
+    return tp
+
+
+def field_range(model: Any, loc: Loc) -> str | None:
+    """The allowed range of the field at ``loc`` from its Field(ge/gt/le/lt), e.g. '0 < x <= 1'."""
+    tp: Any = model
+    info = None
+    for part in loc:
+        tp = _unwrap(tp)
+        if typing.get_origin(tp) in (list, tuple) and isinstance(part, int):
+            tp = typing.get_args(tp)[0]
+            continue
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and part in tp.model_fields:
+            info = tp.model_fields[part]
+            tp = info.annotation
+            continue
+        return None
+    if info is None:
+        return None
+    lo = hi = None
+    for meta in info.metadata:
+        for attr, sym in (("ge", "<="), ("gt", "<")):
+            if getattr(meta, attr, None) is not None:
+                lo = f"{getattr(meta, attr):g} {sym} "
+        for attr, sym in (("le", "<="), ("lt", "<")):
+            if getattr(meta, attr, None) is not None:
+                hi = f" {sym} {getattr(meta, attr):g}"
+    if lo is None and hi is None:
+        return None
+    return f"{lo or ''}x{hi or ''}"
+
+
+def _expected(err: dict, model: Any, loc: Loc) -> str | None:
+    ctx = err.get("ctx") or {}
+    rng = field_range(model, loc)
+    if err["type"] in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
+        return rng or ", ".join(f"{k} {v}" for k, v in ctx.items())
+    if err["type"] == "finite_number":
+        return f"a finite number{', ' + rng if rng else ''}"
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    if err["type"] == "extra_forbidden":
+        return _allowed_fields(model, loc[:-1])
+    if err["type"] == "string_pattern_mismatch":
+        return f"pattern {ctx.get('pattern')}"
+    return rng
+
+
+def _allowed_fields(model: Any, loc: Loc) -> str | None:
+    tp: Any = model
+    for part in loc:
+        tp = _unwrap(tp)
+        if typing.get_origin(tp) in (list, tuple) and isinstance(part, int):
+            tp = typing.get_args(tp)[0]
+        elif isinstance(tp, type) and issubclass(tp, BaseModel) and part in tp.model_fields:
+            tp = tp.model_fields[part].annotation
+        else:
+            return None
+    tp = _unwrap(tp)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return "one of " + ", ".join(tp.model_fields)
+    return None
+
+
+def _clean_loc(loc: Loc) -> Loc:
+    """Drop pydantic's internal loc parts (function-after[...], union tags)."""
+    return tuple(p for p in loc if isinstance(p, int) or not ("[" in str(p) or "(" in str(p)))
+
+
+def to_input_error(
+    exc: ValidationError, *, file: str | None, lines: dict[Loc, int], model: Any, prefix: Loc = ()
+) -> InputError:
+    """The first error of a pydantic ValidationError as an InputError with file, line, field."""
+    err = exc.errors(include_url=False)[0]
+    loc = prefix + _clean_loc(tuple(err["loc"]))
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif err["type"] == "missing":
+        msg = "required field is missing"
+    elif err["type"] == "finite_number":
+        msg = "must be a finite number (NaN and infinity are not allowed)"
+    elif err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
+    val = err.get("input")
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and not isinstance(val, (dict, list)):
+        msg += f", got {val!r}"
+    more = exc.error_count() - 1
+    if more:
+        msg += f" (and {more} more error{'s' if more > 1 else ''})"
+    return InputError(
+        msg,
+        file=file,
+        line=line_of(lines, loc),
+        field=_dotted(loc) or None,
+        expected=_expected(err, model, _clean_loc(tuple(err["loc"]))),
+    )
+
+
+def is_bad_float(v: Any) -> bool:
+    """True for NaN/inf floats (for places pydantic does not check)."""
+    return isinstance(v, float) and not math.isfinite(v)

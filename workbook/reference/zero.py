@@ -1,0 +1,62 @@
+"""ZeRO stages (spec 17.4.8): per-GPU static memory for stages 0-3 and ZeRO-3 traffic. GB."""
+
+from __future__ import annotations
+
+from workbook.units import GB
+
+STAGES = (0, 1, 2, 3)
+
+
+def zero_per_gpu_bytes_per_param(*, stage: int, n: int, weight_bytes: float = 2.0, grad_bytes: float = 2.0,
+                                 optimizer_bytes: float = 12.0) -> float:
+    """Bytes per parameter held by one data-parallel rank (spec 17.4.8, corrected per-GPU totals).
+
+    ZeRO-0: w + g + o; ZeRO-1: w + g + o/N; ZeRO-2: w + (g + o)/N; ZeRO-3: (w + g + o)/N.
+    With the 16 B ledger: 16P, 4P + 12P/N, 2P + 14P/N, 16P/N.
+    """
+    if stage not in STAGES:
+        raise ValueError(f"ZeRO stage must be 0-3, got {stage}")
+    if n < 1:
+        raise ValueError("data-parallel degree n must be >= 1")
+    if min(weight_bytes, grad_bytes, optimizer_bytes) < 0:
+        raise ValueError("bytes per parameter must be non-negative")
+    w, g, o = weight_bytes, grad_bytes, optimizer_bytes
+    if stage == 0:
+        return w + g + o
+    if stage == 1:
+        return w + g + o / n
+    if stage == 2:
+        return w + (g + o) / n
+    return (w + g + o) / n
+
+
+def zero_per_gpu_GB(*, params: float, stage: int, n: int, weight_bytes: float = 2.0, grad_bytes: float = 2.0,
+                    optimizer_bytes: float = 12.0, model_parallel: int = 1) -> float:
+    """Static memory per GPU for a ZeRO stage, params split over a model-parallel group of
+    ``model_parallel`` = TP·PP GPUs first (spec 17.4.8, 17.4.7 Table 17-45)."""
+    if params < 0 or model_parallel < 1:
+        raise ValueError("params >= 0 and model_parallel >= 1")
+    b = zero_per_gpu_bytes_per_param(stage=stage, n=n, weight_bytes=weight_bytes, grad_bytes=grad_bytes,
+                                     optimizer_bytes=optimizer_bytes)
+    return params / model_parallel * b / GB
+
+
+def zero_sharded_slice_GB(*, params: float, stage: int, n: int, weight_bytes: float = 2.0,
+                          grad_bytes: float = 2.0, optimizer_bytes: float = 12.0) -> float:
+    """Only the sharded part per GPU (the book's Table 17-46 'formula' for ZeRO-1/2: 12P/N, 14P/N)."""
+    sharded = {0: 0.0, 1: optimizer_bytes, 2: grad_bytes + optimizer_bytes,
+               3: weight_bytes + grad_bytes + optimizer_bytes}[stage]
+    return params * sharded / n / GB
+
+
+def zero3_traffic_GB(*, params: float, bytes_per_elem: float = 2.0, n: int | None = None) -> float:
+    """ZeRO-3 bytes moved per GPU per step: forward all-gather + backward all-gather + gradient
+    reduce-scatter = 3 × P·bytes (6P in BF16), × (N−1)/N when N is given (spec 17.4.8, corrected)."""
+    factor = 1.0 if n is None else (n - 1) / n
+    return 3 * params * bytes_per_elem * factor / GB
+
+
+def dp_allreduce_traffic_GB(*, params: float, bytes_per_elem: float = 2.0, n: int | None = None) -> float:
+    """Plain DP gradient all-reduce: 2 × P·bytes (4P in BF16), × (N−1)/N when N is given (spec 17.4.8)."""
+    factor = 1.0 if n is None else (n - 1) / n
+    return 2 * params * bytes_per_elem * factor / GB
