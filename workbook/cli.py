@@ -10,6 +10,8 @@ from pathlib import Path
 from workbook import __version__
 from workbook.errors import InputError
 
+DEFAULT_CATALOG = Path(__file__).resolve().parents[1] / "catalog"
+
 
 def _fmt(v: float) -> str:
     if v == int(v) and abs(v) < 1e15:
@@ -54,6 +56,66 @@ def cmd_calc(args: argparse.Namespace) -> int:
     return 0
 
 
+def _scenario_files(args) -> list[Path]:
+    from workbook.catalog.load import load_catalog  # noqa: F401  (import check)
+
+    if args.scenarios:
+        return list(args.scenarios)
+    folder = (args.catalog or DEFAULT_CATALOG) / "scenarios"
+    files = sorted(folder.glob("*.yaml"))
+    if not files:
+        raise InputError("no scenario files", file=str(folder), expected="*.yaml files")
+    return files
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    import time
+
+    from workbook.build import build, files_hash
+    from workbook.catalog import load_catalog
+    from workbook.scenario import load_scenarios
+
+    t0 = time.perf_counter()
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    catalog = load_catalog(catalog_dir)
+    files = _scenario_files(args)
+    scenarios = load_scenarios(files)
+    catalog_files = sorted(p for p in catalog_dir.glob("*.yaml"))
+    provenance = [
+        ("Catalogue folder", str(catalog_dir)),
+        ("Catalogue hash (sha256, 16 hex)", files_hash(catalog_files)),
+        ("Scenario files", ", ".join(p.name for p in files)),
+        ("Scenario hash (sha256, 16 hex)", files_hash(files)),
+    ]
+    book = build(args.output, scenarios, catalog, provenance)
+    n = sum(1 for c in book.cells.cells if c.role in ("calc", "link", "check"))
+    print(f"wrote {args.output}: {len(scenarios)} scenarios, {n} formula cells "
+          f"in {time.perf_counter() - t0:.2f} s")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from workbook.engines import ENGINES, available_engines
+    from workbook.verify import print_report, verify
+
+    if args.engine == "all":
+        engines = available_engines()
+    else:
+        engines = [args.engine]
+        if args.engine not in available_engines():
+            raise InputError(f"engine {args.engine!r} is not installed", field="--engine",
+                             expected=", ".join(available_engines()) or "none installed")
+    if not engines:
+        raise InputError("no formula engine installed", field="--engine", expected=", ".join(ENGINES))
+    if not args.path.is_file():
+        raise InputError("no such file", file=str(args.path))
+    tty = sys.stderr.isatty()
+    progress = (lambda msg: print(f"verify: {msg} ...", file=sys.stderr, flush=True)) if tty or args.progress else None
+    report = verify(args.path, engines, progress)
+    print_report(report)
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
@@ -64,6 +126,19 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", action="store_true", help="one JSON object {name: value}")
     c.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     c.set_defaults(func=cmd_calc)
+
+    b = sub.add_parser("build", help="write the live-formula workbook")
+    b.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    b.add_argument("--scenarios", type=Path, nargs="+", default=None, metavar="FILE",
+                   help="scenario files (default: CATALOG/scenarios/*.yaml)")
+    b.add_argument("-o", "--output", type=Path, default=Path("out/ai-infra-workbook.xlsx"))
+    b.set_defaults(func=cmd_build)
+
+    v = sub.add_parser("verify", help="recalculate a workbook and compare it with the reference")
+    v.add_argument("path", type=Path, metavar="FILE.xlsx")
+    v.add_argument("--engine", choices=["formulas", "libreoffice", "all"], default="all")
+    v.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
+    v.set_defaults(func=cmd_verify)
     return p
 
 

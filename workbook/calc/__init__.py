@@ -89,7 +89,7 @@ def compute(scenario, catalog) -> dict[str, float]:
     from workbook.scenario.resolve import resolve
 
     s, gpu, model = resolve(scenario, catalog)
-    return compute_resolved(s, gpu, model, catalog.defaults_dict())
+    return compute_resolved(s, gpu, model, catalog.defaults.as_dict())
 
 
 def dataframe(scenarios: Iterable, catalog=None):

@@ -120,6 +120,13 @@ def _unwrap(tp: Any) -> Any:
     return tp
 
 
+def _fmt(v: float) -> str:
+    """A bound as users write it: 1000000 rather than 1e+06, 1e+16 for huge ones."""
+    if float(v).is_integer() and abs(v) < 1e10:
+        return str(int(v))
+    return f"{v:g}"
+
+
 def field_range(model: Any, loc: Loc) -> str | None:
     """The allowed range of the field at ``loc`` from its Field(ge/gt/le/lt), e.g. '0 < x <= 1'."""
     tp: Any = model
@@ -140,10 +147,10 @@ def field_range(model: Any, loc: Loc) -> str | None:
     for meta in info.metadata:
         for attr, sym in (("ge", "<="), ("gt", "<")):
             if getattr(meta, attr, None) is not None:
-                lo = f"{getattr(meta, attr):g} {sym} "
+                lo = f"{_fmt(getattr(meta, attr))} {sym} "
         for attr, sym in (("le", "<="), ("lt", "<")):
             if getattr(meta, attr, None) is not None:
-                hi = f" {sym} {getattr(meta, attr):g}"
+                hi = f" {sym} {_fmt(getattr(meta, attr))}"
     if lo is None and hi is None:
         return None
     return f"{lo or ''}x{hi or ''}"

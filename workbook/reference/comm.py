@@ -245,15 +245,15 @@ def dp_bw_per_gpu_GBps(*, params: float, dp: int, t_step_s: float, grad_accum: f
     return dp_allreduce_GB(grad_GB=g, dp=dp) / (grad_accum * t_step_s)
 
 
-def dp_bw_per_gpu_hier_GBps(*, params: float, gpus: int, t_step_s: float, gpus_per_node: int = 8,
-                            grad_accum: float = 1, grad_bytes: float = 2) -> float:
-    """Hierarchical: NVLink reduce-scatter, then an IB ring over nodes on 1/8 of the data (spec 17.6.10)."""
-    _pos(t_step_s=t_step_s, gpus_per_node=gpus_per_node)
-    n_nodes = max(1, math.ceil(gpus / gpus_per_node))
-    g = grad_bytes * params / GB / gpus_per_node
+def dp_bw_per_gpu_hier_GBps(*, grad_GB: float, dp: int, ranks_per_node: int, t_step_s: float,
+                            grad_accum: float = 1) -> float:
+    """Hierarchical all-reduce (spec 17.6.10): NVLink reduce-scatter over the DP ranks of a node,
+    then an IB ring over the nodes on 1/ranks_per_node of the data: 2(n-1)/n * G/r / (GA*T_step)."""
+    _pos(t_step_s=t_step_s, grad_accum=grad_accum, ranks_per_node=ranks_per_node)
+    n_nodes = max(1, math.ceil(dp / ranks_per_node))
     if n_nodes == 1:
         return 0.0
-    return dp_allreduce_GB(grad_GB=g, dp=n_nodes) / (grad_accum * t_step_s)
+    return dp_allreduce_GB(grad_GB=grad_GB / ranks_per_node, dp=n_nodes) / (grad_accum * t_step_s)
 
 
 def rails_needed(*, bw_GBps: float, rail_GBps: float = LINK_SPEEDS["IB_NDR_GBps"]) -> int:

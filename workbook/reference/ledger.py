@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from workbook.units import GB, GiB
+from workbook.units import GiB
 
 #: bytes per parameter of the ledgers (seed 001 §1.2; erratum 36)
 WEIGHT_BF16_BYTES = 2.0
@@ -135,14 +135,7 @@ def hfu_over_mfu(*, train_flops_factor: float = 6.0, recompute_flops_factor: flo
     return recompute_flops_factor / train_flops_factor
 
 
-# --------------------------------------------------------------------------- offload (seed 001 §1.4)
-def offload_transfer_s(*, bytes_moved: float, pcie_GBps: float) -> float:
-    """Transfer time bytes/BW_PCIe (seed 001 §1.4, spec T8; traffic model questioned in erratum 39)."""
-    if pcie_GBps <= 0:
-        raise ValueError("pcie_GBps must be > 0")
-    return bytes_moved / (pcie_GBps * GB)
-
-
+# --------------------------------------------------------------------------- offload (seed 001 §1.4; transfer time: offload.py)
 def mfu_retained_frac(*, compute_s: float, stall_s: float) -> float:
     """Fraction of the no-stall MFU kept when a serial stall is added: t/(t + stall)."""
     return compute_s / (compute_s + stall_s)

@@ -2,16 +2,16 @@
 and the H800 vs H20 comparison data (17.9.6, §8).
 
 Formulas other parts own are imported (training time and GPU back-solve: training.py; cost:
-train_cost.py; DP traffic: comm.py); this module strings them into the book's procedure.
+train_cost.py; DP traffic: comm.py; checkpoint and MTBF: storage.py); this module strings them into the book's procedure.
 """
 
 from __future__ import annotations
 
 import math
 
-from workbook.reference import comm, train_cost, training
+from workbook.reference import comm, storage, train_cost, training
 from workbook.reference.hardware import ridge_FLOP_per_byte
-from workbook.units import GB, HOURS_PER_DAY, MS_PER_S, SECONDS_PER_MINUTE
+from workbook.units import GB, TB, HOURS_PER_DAY, MS_PER_S, SECONDS_PER_HOUR, SECONDS_PER_MINUTE
 
 #: static training bytes per parameter (16Ψ) and checkpoint bytes per parameter (10P) (spec T4, T7)
 STATIC_BYTES_PER_PARAM = 16.0
@@ -129,7 +129,7 @@ def plan_memory_per_gpu_GB(*, params_total: float, tp: int, pp: int, ep: int = 1
 def checkpoint(*, params_total: float, num_gpus: int, fs_write_GBps: float,
                bytes_per_param: float = CKPT_BYTES_PER_PARAM) -> dict[str, float]:
     """Step 9: M_ckpt = 10·P; per GPU M_ckpt/N; t_save = M_ckpt/BW_fs (spec T7)."""
-    size_GB = bytes_per_param * params_total / GB
+    size_GB = storage.ckpt_bytes(params_total=params_total, bytes_per_param=bytes_per_param) / GB
     return {"ckpt_GB": size_GB, "per_GPU_GB": size_GB / num_gpus, "t_save_s": size_GB / fs_write_GBps}
 
 
@@ -212,6 +212,12 @@ def plan_10_step(
     return out
 
 
+def rail_fabric(*, nodes: int, rails: int = 8, port_GBps: float = 50.0) -> dict[str, float]:
+    """Rail-optimised fabric (17.9.3, erratum 27): one port per node per rail; TB/s per rail and in total."""
+    rail_TBps = nodes * port_GBps * GB / TB
+    return {"ports_per_rail": nodes, "rail_TBps": rail_TBps, "total_TBps": rail_TBps * rails}
+
+
 # --------------------------------------------------------------------------- rules of thumb (17.9.5)
 def quick_param_count(*, layers: float, d_model: float, d_ff: float) -> float:
     """Corrected compact form 12·L·d²·(1/3 + d_ff/(4d)) for a 3-matrix FFN (spec T1, erratum 34)."""
@@ -220,7 +226,7 @@ def quick_param_count(*, layers: float, d_model: float, d_ff: float) -> float:
 
 def cluster_failure_interval_min(*, mtbf_gpu_hours: float, num_gpus: float) -> float:
     """System MTBF = MTBF_gpu/N, in minutes (rule 14, erratum 37)."""
-    return mtbf_gpu_hours / num_gpus * SECONDS_PER_MINUTE
+    return storage.cluster_mtbf_h(mtbf_gpu_h=mtbf_gpu_hours, num_gpus=num_gpus) * SECONDS_PER_HOUR / SECONDS_PER_MINUTE
 
 
 def daily_failure_frac(*, mtbf_gpu_hours: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from workbook.reference.excel import excel_ceiling
 from workbook.units import GB
 
 #: the chapter's 16-byte ledger (spec 17.4.1): BF16 weights, BF16 grads, FP32 master, Adam m, v
@@ -131,6 +132,14 @@ def activation_tensors_bytes(*, batch: float, seq_len: float, d_model: float, d_
     }
 
 
+def activation_layer_bytes_table17_39(*, batch: float, seq_len: float, d_model: float, d_ff: float,
+                                      n_heads: float, act_bytes: float = 2.0) -> float:
+    """Table 17-39's accounting per layer (named variant, spec 17.4.5): attention in, QKV (3d), attention
+    out, FFN in, FFN out (7d in all), up and gate (2d_ff), QKᵀ and softmax (two h·S²)."""
+    _nonneg(batch=batch, seq_len=seq_len, d_model=d_model, d_ff=d_ff, n_heads=n_heads, act_bytes=act_bytes)
+    return (batch * seq_len * (7 * d_model + 2 * d_ff) + 2 * n_heads * batch * seq_len**2) * act_bytes
+
+
 def activation_tensor_sums_GB(tensors_bytes: dict[str, float]) -> dict[str, float]:
     """Layer sums of Table 17-40 (spec 17.4.5): all tensors; softmax buffer reused; also QKV dropped."""
     total = sum(tensors_bytes.values())
@@ -163,11 +172,11 @@ def min_gpus_zero3(*, static_GB: float, hbm_GB: float, activations_GB: float = 0
     room = hbm_GB - activations_GB - overhead_GB
     if room <= 0:
         raise ValueError("activations and overhead alone exceed one GPU's HBM")
-    return max(1, math.ceil(static_GB / room - 1e-12))
+    return max(1, int(excel_ceiling(static_GB / room)))
 
 
 def min_cards(*, size_GB: float, hbm_GB: float) -> int:
     """Cards whose HBM holds a size: ceil(size / HBM) (spec 17.4.2, 17.4.3)."""
     if hbm_GB <= 0:
         raise ValueError("hbm_GB must be positive")
-    return max(1, math.ceil(size_GB / hbm_GB - 1e-12))
+    return max(1, int(excel_ceiling(size_GB / hbm_GB)))

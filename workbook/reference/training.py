@@ -40,8 +40,12 @@ def _pos(**values: float) -> None:
 
 
 def ceil_count(x: float) -> int:
-    """CEILING(x, 1) of a count, after rounding away float noise (1120/7 must give 160)."""
-    return int(excel_ceiling(excel_round(x, 9), 1))
+    """CEILING(x, 1) of a count, after rounding to 12 significant digits to drop float noise
+    (1120/7 must give 160; a tiny positive x still gives 1)."""
+    if x == 0 or not math.isfinite(x):
+        return int(excel_ceiling(x, 1)) if math.isfinite(x) else int(x)
+    digits = 12 - math.ceil(math.log10(abs(x)))
+    return int(excel_ceiling(excel_round(x, digits), 1))
 
 
 # --------------------------------------------------------------------------- 17.5.1 effective compute

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 Precision = Literal["fp32", "bf16", "fp16", "fp8"]
 WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -41,6 +41,8 @@ class TrainingInputs(_Strict):
     act_GB: Optional[float] = Field(None, ge=0, le=1e5, description="activation memory per GPU override (GB); null = computed")
     runtime_overhead_GB: float = Field(2.0, ge=0, le=1e4, description="framework/runtime overhead per GPU (GB)")
     spare_fraction: float = Field(0.0, ge=0, le=1, description="spare GPUs as a fraction of N (17.5.4: 0.05-0.10)")
+    usable_hbm_frac: float = Field(0.75, gt=0, le=1, description="HBM fraction usable for ZeRO-3 state in the GPU memory floor (17.5.10 step 2: 60 of 80 GB)")
+    tp_overlap_frac: float = Field(0.0, ge=0, le=1, description="fraction of TP communication hidden under compute (17.6.8: 0.5-0.6; 0 = none)")
 
     @model_validator(mode="after")
     def _layout_divides(self) -> "TrainingInputs":
@@ -68,6 +70,12 @@ class InferenceInputs(_Strict):
     memory_efficiency: float = Field(0.8, gt=0, le=1, description="achieved/peak HBM bandwidth in decode (eta_bw)")
     runtime_overhead_GB: float = Field(2.0, ge=0, le=1e4, description="runtime overhead per GPU (GB)")
     replicas: int = Field(1, ge=1, le=1_000_000, description="serving replicas (each of tp GPUs)")
+    decode_compute_efficiency: float = Field(0.7, gt=0, le=1, description="achieved/peak FLOPS in decode (eta_c, spec 17.8 F3; book 0.7)")
+    kv_usable_frac: float = Field(1.0, gt=0, le=1, description="usable fraction of free HBM for KV (spec F5: 1 book, 0.9 paged, 0.96 seed 001)")
+    spec_draft_tokens: int = Field(0, ge=0, le=64, description="speculative decoding draft length K (0 = off) (spec F8)")
+    spec_accept_rate: float = Field(0.8, ge=0, le=1, description="speculative decoding acceptance probability alpha (spec F8)")
+    spec_draft_params: float = Field(0.0, ge=0, le=1e13, description="draft model parameters (count) (spec F8)")
+    chunk_tokens: int = Field(512, ge=1, le=1_000_000, description="chunked-prefill chunk size C (tokens) (spec F9)")
 
 
 class NetworkInputs(_Strict):
@@ -103,6 +111,9 @@ class CostInputs(_Strict):
     pue: Optional[float] = Field(None, ge=1, le=5, description="power usage effectiveness")
     server_capex_usd: Optional[float] = Field(None, ge=0, le=1e9, description="capex per server (USD)")
     depreciation_years: Optional[float] = Field(None, gt=0, le=30, description="depreciation period (years)")
+    api_usd_per_1M_tokens: float = Field(10.0, ge=0, le=1e4, description="API price compared against (USD per 1M output tokens; GPT-4o 10, spec 17.8.11)")
+    infra_usd_per_1M_tokens: Optional[float] = Field(None, ge=0, le=1e4, description="self-host infrastructure adder C_infra (USD per 1M tokens)")
+    utilisation_frac: float = Field(1.0, gt=0, le=1, description="average serving utilisation (share of peak throughput used, spec F11)")
 
 
 class Scenario(_Strict):
@@ -118,6 +129,9 @@ class Scenario(_Strict):
     network: NetworkInputs = Field(default_factory=NetworkInputs)
     storage: StorageInputs = Field(default_factory=StorageInputs)
     cost: CostInputs = Field(default_factory=CostInputs)
+    #: where the scenario was read from (set by load_scenario; used for error messages)
+    _source_file: Optional[str] = PrivateAttr(default=None)
+    _source_lines: dict = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="after")
     def _one_model(self) -> "Scenario":

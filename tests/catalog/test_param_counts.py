@@ -1,0 +1,50 @@
+"""Architecture fields reproduce the published parameter counts (params.model_param_counts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbook.catalog import load_catalog
+from workbook.reference.params import model_param_counts
+
+REL_TOL = 0.02
+CATALOG = load_catalog()
+MODELS = sorted(CATALOG.models)
+
+
+@pytest.mark.parametrize("model_id", MODELS)
+def test_params_total_within_2pct(model_id: str) -> None:
+    m = CATALOG.model(model_id)
+    got = model_param_counts(m)["params_total"]
+    assert got == pytest.approx(m.published_params_total, rel=REL_TOL), (
+        f"{model_id}: derived {got:,.0f} vs published {m.published_params_total:,.0f}"
+    )
+
+
+@pytest.mark.parametrize("model_id", [i for i in MODELS if CATALOG.model(i).moe])
+def test_params_active_within_2pct(model_id: str) -> None:
+    m = CATALOG.model(model_id)
+    got = model_param_counts(m)["params_active"]
+    assert got == pytest.approx(m.published_params_active, rel=REL_TOL), (
+        f"{model_id}: derived active {got:,.0f} vs published {m.published_params_active:,.0f}"
+    )
+
+
+def test_dense_models_have_no_published_active_or_equal() -> None:
+    for m in CATALOG.models.values():
+        if not m.moe:
+            assert m.published_params_active is None, m.id
+
+
+@pytest.mark.parametrize(
+    "model_id, exact",
+    [
+        ("llama-7b", 6_738_415_616),  # spec 17.1-17.4 §1.4 (with the final norm)
+        ("llama-3-8b", 8_030_261_248),
+        ("llama-3-70b", 70_553_706_496),
+        ("mixtral-8x7b", 46_702_792_704),
+        ("gemma-2-27b", 27_227_128_320),
+    ],
+)
+def test_exact_counts_of_released_weights(model_id: str, exact: int) -> None:
+    assert model_param_counts(CATALOG.model(model_id))["params_total"] == exact

@@ -1,0 +1,61 @@
+"""The bad-input corpus (tests/data/bad/*.yaml): each file gives InputError with file, line, field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbook.catalog import Gpu, load_catalog
+from workbook.catalog.load import load_records
+from workbook.errors import InputError
+from workbook.scenario import load_scenario
+from workbook.scenario.resolve import resolve
+
+BAD = Path(__file__).resolve().parents[1] / "data" / "bad"
+CATALOG = load_catalog()
+
+#: file -> (line, field, words the message must contain)
+EXPECTED: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
+    "malformed_yaml.yaml": (6, None, ("malformed YAML",)),
+    "unknown_field.yaml": (6, "training.sequence_length", ("unknown field", "seq_len")),
+    "wrong_type.yaml": (6, "training.num_gpus", ("valid integer", "'many'")),
+    "out_of_range.yaml": (6, "training.mfu", ("1.5", "0 < x <= 1")),
+    "nan_value.yaml": (6, "network.network_efficiency", ("finite", "nan")),
+    "inf_value.yaml": (6, "storage.fs_write_GBps", ("finite", "inf")),
+    "missing_field.yaml": (2, "gpu", ("required field is missing",)),
+    "unknown_model.yaml": (4, "model", ("unknown model id 'llama-3-70'", "closest: llama-3-70b")),
+    "unknown_gpu.yaml": (3, "gpu", ("unknown GPU id 'h100-sxm'", "closest: h100")),
+    "duplicate_key.yaml": (7, "training.mfu", ("duplicate key 'mfu'", "line 6")),
+    "bad_layout.yaml": (4, "training", ("multiple of tp*pp=16",)),
+    "bad_inline_arch.yaml": (10, "model_arch.vocab", ("-5", "1 <= x <= 10000000")),
+    "duplicate_gpu_ids.yaml": (15, "[1].id", ("duplicate id 'x1'", "line 1")),
+    "catalog_out_of_range.yaml": (5, "[0].hbm_GB", ("-80", "0 < x <= 10000")),
+}
+CATALOG_FILES = {"duplicate_gpu_ids.yaml", "catalog_out_of_range.yaml"}
+
+
+def _load(path: Path) -> None:
+    if path.name in CATALOG_FILES:
+        load_records(path, Gpu)
+    else:
+        resolve(load_scenario(path), CATALOG)
+
+
+def test_corpus_is_complete() -> None:
+    assert {p.name for p in BAD.glob("*.yaml")} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_bad_input(name: str) -> None:
+    line, field, words = EXPECTED[name]
+    path = BAD / name
+    with pytest.raises(InputError) as info:
+        _load(path)
+    err = info.value
+    text = str(err)
+    assert err.file == str(path) and text.startswith(f"{path}:{line}: ")
+    assert err.line == line
+    assert err.field == field
+    for w in words:
+        assert w in text, f"{w!r} not in {text!r}"

@@ -1,0 +1,107 @@
+"""Plan sheet: training throughput, time, GPU count and layout for one scenario
+(spec 17.5.2-17.5.10 and the numeric steps of the 17.9.4 planning procedure).
+
+Training compute is the Models sheet's C = 6·P_active·D (ctx.q["train_total_FLOPs"]); MFU counts
+model FLOPs only, so recomputation does not enter here.
+"""
+
+from __future__ import annotations
+
+from workbook.calc.base import Context, Q
+from workbook.reference import layout as lay
+from workbook.reference import train_cost as tc
+from workbook.reference import training as tr
+from workbook.units import KILO, MS_PER_S, SECONDS_PER_DAY, TERA
+
+QUANTITIES = [
+    Q("plan_train_FLOP", "FLOP", "Training compute used by the plan (6·P_active·D)", "17.5.3"),
+    Q("plan_dp", "GPUs", "Data-parallel replicas of the plan layout, N / (TP·PP)", "17.5.8"),
+    Q("plan_layers_per_stage", "layers", "Layers per pipeline stage (L / PP)", "17.5.8"),
+    Q("plan_nodes", "nodes", "Nodes occupied by the training job", "17.5.10"),
+    Q("plan_global_batch_seqs", "sequences", "Global batch B_micro·GA·DP", "17.5.6"),
+    Q("plan_tokens_per_step", "tokens", "Tokens per optimizer step (global batch x S)", "17.5.6"),
+    Q("plan_steps_total", "steps", "Optimizer steps to consume the training tokens", "17.5.6"),
+    Q("plan_tokens_per_s", "tokens/s", "Cluster throughput at the scenario MFU (N·peak·MFU / 6P)", "17.5.2"),
+    Q("plan_tokens_per_s_per_gpu", "tokens/s", "Throughput per GPU at the scenario MFU", "17.5.2"),
+    Q("plan_cluster_PFLOPS", "PFLOP/s", "Achieved cluster model FLOP/s (N·peak·MFU)", "17.5.3"),
+    Q("plan_step_time_s", "s", "Step time at the scenario MFU (tokens per step / throughput)", "17.5.5"),
+    Q("plan_micro_batch_time_ms", "ms", "Time per micro-batch (step time / GA)", "17.5.5"),
+    Q("plan_train_time_s", "s", "Training time at the scenario MFU, compute only", "17.5.3"),
+    Q("plan_train_days", "days", "Training days at the scenario MFU, compute only", "17.5.3"),
+    Q("plan_train_days_with_overhead", "days", "Training days incl. the overhead factor (failures, checkpoints)", "17.5.3"),
+    Q("plan_gpu_hours", "GPU-h", "GPU-hours of the run incl. overhead (N·days·24)", "17.5.9"),
+    Q("plan_meets_target_flag", "0/1", "Scenario GPUs finish within the target days (1 = yes)", "17.5.4"),
+    Q("plan_train_state_TB", "TB", "Full training state P_total x 16 B (BF16 W+G, FP32 master, m, v)", "17.5.10"),
+    Q("plan_gpus_memory_floor", "GPUs", "GPU floor from memory: ceil(16·P / usable HBM) (ZeRO-3)", "17.5.10"),
+    Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days, unrounded (incl. overhead)", "17.5.4"),
+    Q("plan_gpus_needed", "GPUs", "GPUs needed: max(memory, time) rounded up to whole TP·PP replicas", "17.5.4"),
+    Q("plan_gpus_needed_dp", "GPUs", "Data-parallel replicas at the needed GPU count", "17.5.10"),
+    Q("plan_gpus_to_buy", "GPUs", "GPUs to procure incl. spares", "17.5.4"),
+    Q("plan_days_at_needed_gpus", "days", "Training days on the needed GPU count (incl. overhead)", "17.5.4"),
+    Q("plan_bubble_frac", "fraction", "Pipeline bubble (PP-1)/GA, relative to useful time (book form)", "17.5.8"),
+    Q("plan_bubble_share_frac", "fraction", "Pipeline bubble share of step time (PP-1)/(GA+PP-1)", "17.5.8"),
+    Q("plan_ga_covers_pp_flag", "0/1", "GA >= PP, enough micro-batches to fill the pipeline (1 = yes)", "17.5.7"),
+    Q("plan_ga_efficient_flag", "0/1", "GA >= 4·PP, pipeline efficiency rule (1 = yes)", "17.5.7"),
+    Q("plan_global_batch_ok_flag", "0/1", "Global batch reaches the 256K-token floor (1 = yes)", "17.5.7"),
+    Q("plan_mfu_in_band_flag", "0/1", "MFU input inside the plausible 20-60 % band (1 = yes)", "17.5.2"),
+    Q("plan_tp_in_node_flag", "0/1", "TP fits inside one NVLink node (1 = yes)", "17.5.8"),
+    Q("plan_pp_divides_layers_flag", "0/1", "PP divides the layer count (1 = yes)", "17.5.8"),
+]
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    t, q, m = ctx.s.training, ctx.q, ctx.model
+    peak = q["train_peak_TFLOPS"]
+    c = q["train_total_FLOPs"]
+    p_active, p_total = q["params_active"], q["params_total"]
+    n, tp, pp = t.num_gpus, t.tp, t.pp
+    gpn = int(ctx.gpu.gpus_per_node)
+    dp = int(lay.dp_degree(num_gpus=n, tp=tp, pp=pp))
+    seqs = tr.global_batch_seqs(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp)
+    tokens_step = seqs * t.seq_len
+    tok_s = tr.tokens_per_s_from_mfu(num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu, params=p_active)
+    step_s = tokens_step / tok_s
+    time_s = tr.train_time_s(total_FLOP=c, num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu)
+    days_ovh = time_s * t.overhead_factor / SECONDS_PER_DAY
+    n_mem = lay.gpus_for_memory(params=p_total, usable_GB_per_gpu=float(ctx.gpu.hbm_GB) * t.usable_hbm_frac)
+    plan = lay.plan_gpus(total_FLOP=c * t.overhead_factor, target_days=t.target_days, peak_TFLOPS=peak, mfu=t.mfu,
+                         tp=tp, pp=pp, gpus_memory=n_mem)
+    days_needed = tr.train_time_days(total_FLOP=c, num_gpus=plan["gpus"], peak_TFLOPS=peak, mfu=t.mfu,
+                                     overhead_factor=t.overhead_factor)
+    checks = tr.batch_checks(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp, seq_len=t.seq_len, pp=pp,
+                             micro_batch_max=t.micro_batch)
+    return {
+        "plan_train_FLOP": c,
+        "plan_dp": dp,
+        "plan_layers_per_stage": lay.layers_per_stage(layers=int(m.layers), pp=pp),
+        "plan_nodes": lay.nodes(num_gpus=n, gpus_per_node=gpn),
+        "plan_global_batch_seqs": seqs,
+        "plan_tokens_per_step": tokens_step,
+        "plan_steps_total": t.tokens / tokens_step,
+        "plan_tokens_per_s": tok_s,
+        "plan_tokens_per_s_per_gpu": tok_s / n,
+        "plan_cluster_PFLOPS": tr.cluster_FLOP_per_s(num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu) / (TERA * KILO),
+        "plan_step_time_s": step_s,
+        "plan_micro_batch_time_ms": step_s / t.grad_accum * MS_PER_S,
+        "plan_train_time_s": time_s,
+        "plan_train_days": time_s / SECONDS_PER_DAY,
+        "plan_train_days_with_overhead": days_ovh,
+        "plan_gpu_hours": tc.gpu_hours(num_gpus=n, days=days_ovh),
+        "plan_meets_target_flag": float(days_ovh <= t.target_days),
+        "plan_train_state_TB": lay.train_state_TB(params=p_total),
+        "plan_gpus_memory_floor": n_mem,
+        "plan_gpus_time_raw": plan["gpus_time"],
+        "plan_gpus_needed": plan["gpus"],
+        "plan_gpus_needed_dp": plan["dp"],
+        "plan_gpus_to_buy": tr.gpus_with_spares(gpus=plan["gpus"], spare_frac=t.spare_fraction),
+        "plan_days_at_needed_gpus": days_needed,
+        "plan_bubble_frac": lay.bubble_frac(pp=pp, micro_batches=t.grad_accum),
+        "plan_bubble_share_frac": lay.bubble_share_frac(pp=pp, micro_batches=t.grad_accum),
+        "plan_ga_covers_pp_flag": float(checks["PP_min_ok"]),
+        "plan_ga_efficient_flag": float(checks["PP_efficiency_ok"]),
+        "plan_global_batch_ok_flag": float(checks["global_batch_ok"]),
+        "plan_mfu_in_band_flag": float(tr.MFU_WARN_LOW_FRAC <= t.mfu <= tr.MFU_WARN_HIGH_FRAC),
+        "plan_tp_in_node_flag": float(tp <= min(gpn, lay.TP_MAX)),
+        "plan_pp_divides_layers_flag": float(int(m.layers) % pp == 0),
+    }
+

@@ -1,0 +1,77 @@
+"""ZeRO sheet: per-GPU memory of ZeRO stages 0-3 for the scenario's layout (spec 17.4.8, 17.4.12).
+
+Parameters are first split over the model-parallel group (TP·PP); ZeRO shards over DP =
+num_gpus/(TP·PP). Activations per GPU are the micro-batch's activations / TP (sequence-parallel
+TP; with 1F1B the first pipeline stage holds PP micro-batches of L/PP layers, i.e. one model's worth).
+"""
+
+from __future__ import annotations
+
+from workbook.calc.base import Context, Q
+from workbook.reference import offload as off
+from workbook.reference import zero as zr
+
+QUANTITIES = [
+    Q("model_parallel_degree", "GPUs", "Model-parallel group size TP x PP", "17.4.8"),
+    Q("dp_degree", "GPUs", "Data-parallel degree N = GPUs / (TP x PP)", "17.4.8"),
+    Q("zero0_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-0 (plain DP)", "17.4.8"),
+    Q("zero1_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-1 (optimizer sharded)", "17.4.8"),
+    Q("zero2_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-2 (optimizer + gradients sharded)", "17.4.8"),
+    Q("zero3_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-3 (everything sharded)", "17.4.8"),
+    Q("zero_static_per_gpu_GB", "GB", "Static memory per GPU at the chosen ZeRO stage", "17.4.8"),
+    Q("zero_act_per_gpu_GB", "GB", "Activations per GPU (micro-batch activations / TP)", "17.4.7"),
+    Q("zero_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage (static + act + overhead)", "17.4.7"),
+    Q("zero_hbm_headroom_GB", "GB", "HBM left per GPU at the chosen stage (negative = short)", "17.4.7"),
+    Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in HBM (1 = fits)", "17.4.8"),
+    Q("zero0_fits_flag", "0/1", "ZeRO-0 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
+    Q("zero1_fits_flag", "0/1", "ZeRO-1 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
+    Q("zero2_fits_flag", "0/1", "ZeRO-2 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
+    Q("zero3_fits_flag", "0/1", "ZeRO-3 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
+    Q("zero1_sharded_slice_GB", "GB", "ZeRO-1 sharded optimizer slice only (book's Table 17-46 figure)", "17.4.8"),
+    Q("dp_allreduce_traffic_GB", "GB", "Plain DP gradient all-reduce bytes per GPU per step (2·P·b·(N-1)/N)", "17.4.8"),
+    Q("zero3_traffic_GB", "GB", "ZeRO-3 bytes per GPU per step: 2 all-gathers + reduce-scatter (3·P·b·(N-1)/N)", "17.4.8"),
+    Q("zero3_vs_dp_traffic_x", "x", "ZeRO-3 traffic over plain DP traffic", "17.4.8"),
+    Q("offload_pcie_traffic_GB", "GB", "ZeRO-Offload PCIe bytes per GPU per step (grads out + weights in)", "17.4.12"),
+    Q("offload_pcie_time_s", "s", "ZeRO-Offload PCIe time per step without overlap", "17.4.12"),
+]
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    t, q = ctx.s.training, ctx.q
+    mp = t.tp * t.pp
+    n = t.num_gpus // mp
+    P = q["params_total"]
+    kw = dict(params=P, n=n, weight_bytes=q["train_weight_bytes_per_param"],
+              grad_bytes=q["train_grad_bytes_per_param"], optimizer_bytes=q["train_optimizer_bytes_per_param"],
+              model_parallel=mp)
+    static = {s: zr.zero_per_gpu_GB(stage=s, **kw) for s in zr.STAGES}
+    act = q["train_activations_GB"] / t.tp
+    ovh = q["train_overhead_GB"]
+    hbm = float(ctx.gpu.hbm_GB)
+    total = {s: static[s] + act + ovh for s in zr.STAGES}
+    chosen = total[t.zero_stage]
+    b = q["train_grad_bytes_per_param"]
+    dp = zr.dp_allreduce_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
+    z3 = zr.zero3_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
+    offload = off.offload_traffic_GB(params=P / mp / n)
+    out = {
+        "model_parallel_degree": mp,
+        "dp_degree": n,
+        "zero_static_per_gpu_GB": static[t.zero_stage],
+        "zero_act_per_gpu_GB": act,
+        "zero_total_per_gpu_GB": chosen,
+        "zero_hbm_headroom_GB": hbm - chosen,
+        "zero_fits_hbm_flag": chosen <= hbm,
+        "zero1_sharded_slice_GB": zr.zero_sharded_slice_GB(
+            params=P / mp, stage=1, n=n, optimizer_bytes=q["train_optimizer_bytes_per_param"]),
+        "dp_allreduce_traffic_GB": dp,
+        "zero3_traffic_GB": z3,
+        "zero3_vs_dp_traffic_x": z3 / dp if dp > 0 else 1.5,
+        "offload_pcie_traffic_GB": offload,
+        "offload_pcie_time_s": off.offload_time_s(traffic_GB=offload, pcie_quoted_GBps=float(ctx.gpu.pcie_bw_GBps),
+                                                  direction_factor=ctx.s.network.pcie_direction_factor),
+    }
+    for s in zr.STAGES:
+        out[f"zero{s}_static_per_gpu_GB"] = static[s]
+        out[f"zero{s}_fits_flag"] = total[s] <= hbm
+    return out

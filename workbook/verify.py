@@ -1,0 +1,150 @@
+"""``workbook verify``: recalculate a workbook with formula engines and compare every calculated
+cell with the reference implementation run on the file's own inputs."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import openpyxl
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+
+
+@dataclass
+class Mismatch:
+    engine: str
+    sheet: str
+    cell: str
+    label: str
+    formula: str
+    got: object
+    want: object
+
+    def __str__(self) -> str:
+        return (f"[{self.engine}] {self.sheet}!{self.cell} {self.label!r}: engine {self.got!r} "
+                f"!= reference {self.want!r}  formula {self.formula}")
+
+
+@dataclass
+class Report:
+    path: Path
+    engines: list[str]
+    cells_checked: int = 0
+    max_rel_diff: float = 0.0
+    mismatches: list[Mismatch] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches and self.cells_checked > 0
+
+
+def rel_diff(got: float, want: float) -> float:
+    d = abs(got - want)
+    if d <= ABS_TOL:
+        return 0.0
+    return d / max(abs(got), abs(want))
+
+
+def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tuple[str, str], tuple[str, str]]]:
+    """{(sheet, cell): reference value} for every calculated cell, and {(sheet, cell): (label, formula)}."""
+    from workbook.calc import compute_resolved, registry
+    from workbook.readback import read_workbook
+    from workbook.scenario.resolve import resolve
+
+    rb = read_workbook(path)
+    reg = registry()
+    results = []
+    for sc in rb.scenarios:
+        s, gpu, model = resolve(sc, rb.catalog)
+        results.append(compute_resolved(s, gpu, model, rb.catalog.defaults.as_dict()))
+    checks = [n for n, e in reg.items() if e.module == "checks"]
+    wb = openpyxl.load_workbook(path, data_only=False)
+    want: dict[tuple[str, str], object] = {}
+    info: dict[tuple[str, str], tuple[str, str]] = {}
+    for sheet, rows in rb.rows.items():
+        ws = wb[sheet]
+        for key, row in rows.items():
+            if key in reg:
+                for i, col in enumerate(rb.columns):
+                    want[(sheet, xl_rowcol_to_cell(row, col))] = results[i][key]
+            elif key == "master_check":
+                want[(sheet, xl_rowcol_to_cell(row, rb.columns[0]))] = sum(r[c] for r in results for c in checks)
+    master = sum(r[c] for r in results for c in checks)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    label = ws.cell(c.row, 1).value or ""
+                    info[(ws.title, c.coordinate)] = (str(label), c.value)
+                    if ws.title == "Cover" and "master_check_cell" in c.value:
+                        want[(ws.title, c.coordinate)] = "ALL CHECKS PASS" if master == 0 else "CHECKS FAIL: see Checks"
+    return want, info
+
+
+def compare(engine: str, values: dict, want: dict, info: dict, report: Report) -> None:
+    for key, (label, formula) in sorted(info.items()):
+        got = values.get(key)
+        sheet, cell = key
+        if key not in want:
+            if isinstance(got, str) and got.startswith("#"):
+                report.mismatches.append(Mismatch(engine, sheet, cell, label, formula, got, "(no error)"))
+            continue
+        expected = want[key]
+        report.cells_checked += 1
+        if isinstance(expected, str):
+            ok = got == expected
+        elif isinstance(got, bool):
+            ok = float(got) == expected
+            got = float(got)
+        elif isinstance(got, (int, float)) and math.isfinite(got):
+            d = rel_diff(float(got), float(expected))
+            report.max_rel_diff = max(report.max_rel_diff, d)
+            ok = d <= REL_TOL
+        else:
+            ok = False
+        if not ok:
+            report.mismatches.append(Mismatch(engine, sheet, cell, label, formula, got, expected))
+    missing = set(want) - set(info)
+    for sheet, cell in sorted(missing):
+        report.mismatches.append(Mismatch(engine, sheet, cell, "", "(not a formula)", None, want[(sheet, cell)]))
+
+
+def verify(path: Path | str, engines: list[str] | None = None,
+           progress: Callable[[str], None] | None = None) -> Report:
+    """Recalculate *path* with each engine and compare with the reference on the file's inputs."""
+    from workbook.engines import available_engines, engine_version, recalculate
+
+    path = Path(path)
+    engines = engines or available_engines()
+    say = progress or (lambda msg: None)
+    report = Report(path=path, engines=list(engines))
+    say("reading inputs and computing the reference")
+    want, info = expected_values(path)
+    for engine in engines:
+        say(f"recalculating with {engine}")
+        t0 = time.perf_counter()
+        values = recalculate(path, engine)
+        report.seconds[engine] = time.perf_counter() - t0
+        report.versions[engine] = engine_version(engine)
+        compare(engine, values, want, info, report)
+    return report
+
+
+def print_report(report: Report, out=sys.stdout, limit: int = 50) -> None:
+    eng = ", ".join(f"{e} {report.versions.get(e, '')} ({report.seconds.get(e, 0):.1f} s)" for e in report.engines)
+    print(f"{report.path}: {report.cells_checked} cells checked with {eng}", file=out)
+    print(f"largest relative difference: {report.max_rel_diff:.3g} (tolerance {REL_TOL:g})", file=out)
+    for m in report.mismatches[:limit]:
+        print(f"MISMATCH {m}", file=out)
+    if len(report.mismatches) > limit:
+        print(f"... and {len(report.mismatches) - limit} more mismatches", file=out)
+    print("OK" if report.ok else f"FAILED: {len(report.mismatches)} mismatches", file=out)
