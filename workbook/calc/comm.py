@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from workbook.calc.base import Context, Q
 from workbook.reference import comm as cm
-from workbook.units import US_PER_S
+from workbook.units import BITS_PER_BYTE, US_PER_S
+
+#: stands in for an unbounded ratio (no communication) so every value stays finite
+RATIO_CAP = 1e9
 
 QUANTITIES = [
     Q("comm_nvlink_GBps", "GB/s", "Intra-node bandwidth used for TP/EP/SP (NVLink planning figure)", "17.6"),
@@ -48,7 +51,7 @@ def compute(ctx: Context) -> dict[str, float]:
     t, q, m, net = ctx.s.training, ctx.q, ctx.model, ctx.s.network
     gpn = int(ctx.gpu.gpus_per_node)
     nvlink = q["nvlink_effective_GBps"]
-    ib = net.nic_Gbps / 8 * net.network_efficiency * net.nics_per_node / gpn
+    ib = net.nic_Gbps / BITS_PER_BYTE * net.network_efficiency * net.nics_per_node / gpn
     alpha = float(ctx.defaults.get("ib_latency_us", 1.0)) / US_PER_S
     multi_node = t.num_gpus > gpn
     tp, pp, ga = t.tp, t.pp, t.grad_accum
@@ -87,7 +90,6 @@ def compute(ctx: Context) -> dict[str, float]:
     share = cm.comm_share_frac(t_comm=total, t_compute=compute_s)
     flat = cm.dp_bw_per_gpu_GBps(params=q["params_total"] / (tp * pp), dp=dp, t_step_s=compute_s)
     r_dp = compute_s / t_dp if t_dp > 0 else float("inf")
-    big = 1e9  # stands in for "unbounded" ratios so every value stays finite
     return {
         "comm_nvlink_GBps": nvlink,
         "comm_ib_per_gpu_GBps": ib,
@@ -95,13 +97,13 @@ def compute(ctx: Context) -> dict[str, float]:
         "comm_dp_grad_shard_GB": grad,
         "comm_dp_volume_GB": v_dp,
         "comm_dp_time_s": t_dp,
-        "comm_dp_ratio": min(r_dp, big),
+        "comm_dp_ratio": min(r_dp, RATIO_CAP),
         "comm_dp_ratio_ok_flag": float(r_dp >= cm.R_FLOOR),
         "comm_dp_weak_limit_s": cm.dp_weak_limit_s(grad_GB=grad, bw_GBps=bw_dp),
         "comm_dp_bw_needed_GBps": flat,
         "comm_dp_bw_needed_hier_GBps": cm.dp_bw_per_gpu_hier_GBps(
             grad_GB=grad, dp=dp, ranks_per_node=max(1, min(dp, gpn // (tp * pp))), t_step_s=compute_s),
-        "comm_rails_needed": cm.rails_needed(bw_GBps=flat, rail_GBps=net.nic_Gbps / 8),
+        "comm_rails_needed": cm.rails_needed(bw_GBps=flat, rail_GBps=net.nic_Gbps / BITS_PER_BYTE),
         "comm_tp_volume_GB": v_tp,
         "comm_tp_time_s": t_tp,
         "comm_pp_volume_GB": v_pp,
@@ -113,7 +115,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "comm_total_time_s": total,
         "comm_exposed_time_s": exposed,
         "comm_step_time_s": step,
-        "comm_ratio": min(ratio, big),
+        "comm_ratio": min(ratio, RATIO_CAP),
         "comm_share_frac": share,
         "comm_scaling_eff_frac": 1 - share,
         "comm_over_limit_flag": float(share > float(ctx.defaults.get("comm_max_frac", cm.COMM_SHARE_WARN_FRAC))),

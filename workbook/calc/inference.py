@@ -1,7 +1,7 @@
 """Inference sheet: prefill/TTFT, decode step, throughput, capacity, speculative decoding and chunked
 prefill for one scenario (spec 17.8, families F1-F9).
 
-Reads params_total (models) and the per-GPU weights, KV per token and KV shard divisor (kv_cache)
+Weights read use params_total, FLOPs use params_active (equal for dense models). Reads params (models) and the per-GPU weights, KV per token and KV shard divisor (kv_cache)
 from ctx.q when present; otherwise computes them with the reference functions.
 """
 
@@ -18,8 +18,8 @@ from workbook.units import GB, MB, MS_PER_S, bytes_per_element
 QUANTITIES = [
     Q("infer_peak_TFLOPS", "TFLOPS", "Peak dense TFLOPS for inference math (FP8 weights on FP8 units; INT8/INT4 dequantised to BF16)", "17.8.3"),
     Q("infer_num_gpus", "GPUs", "Serving GPUs in total (TP x replicas)", "17.8.6"),
-    Q("prefill_FLOPs", "FLOP", "Prefill FLOPs of one prompt (2·P·S_in)", "17.8.1"),
-    Q("prefill_intensity_FLOP_per_byte", "FLOP/B", "Prefill arithmetic intensity (2·P·S_in / weight bytes)", "17.8.1"),
+    Q("prefill_FLOPs", "FLOP", "Prefill FLOPs of one prompt (2·P_active·S_in)", "17.8.1"),
+    Q("prefill_intensity_FLOP_per_byte", "FLOP/B", "Prefill arithmetic intensity (prefill FLOPs / weight bytes)", "17.8.1"),
     Q("prefill_compute_ms", "ms", "Prefill compute time per replica (2·P·S_in / (TP·peak·eta_p))", "17.8.2"),
     Q("prefill_weight_floor_ms", "ms", "Prefill memory floor: per-GPU weights read once from HBM", "17.8.2"),
     Q("prefill_ms", "ms", "Prefill time (larger of compute time and memory floor)", "17.8.2"),
@@ -78,14 +78,16 @@ def _kv_per_token_and_divisor(ctx: Context) -> tuple[float, float]:
 def compute(ctx: Context) -> dict[str, float]:
     """Inference quantities of one scenario (spec 17.8)."""
     s, g, q = ctx.s.inference, ctx.gpu, ctx.q
-    params = float(q["params_total"]) if "params_total" in q else model_param_counts(ctx.model)["params_total"]
+    counts = q if "params_total" in q and "params_active" in q else model_param_counts(ctx.model)
+    params = float(counts["params_total"])  # weights read from HBM (spec F1: total P)
+    p_flop = float(counts["params_active"])  # FLOPs per token: 2·P_active (= P_total for dense; MoE routes top-k)
     wb = float(q.get("infer_weight_bytes_per_param", bytes_per_element(s.weight_precision)))
     w_gpu = float(q["infer_weights_per_gpu_GB"]) * GB if "infer_weights_per_gpu_GB" in q else params * wb / s.tp
     kv_tok, kv_div = _kv_per_token_and_divisor(ctx)
     peak, bw = peak_TFLOPS(g, s.weight_precision), float(g.hbm_bw_GBps)
-    p_gpu = params / s.tp
+    p_gpu = p_flop / s.tp
 
-    t_pre_c = inf.prefill_compute_time_s(params=params, prompt_tokens=s.prompt_tokens, peak_TFLOPS=peak,
+    t_pre_c = inf.prefill_compute_time_s(params=p_flop, prompt_tokens=s.prompt_tokens, peak_TFLOPS=peak,
                                          efficiency_frac=s.compute_efficiency, tp=s.tp)
     t_pre_m = inf.weight_read_time_s(weight_bytes_per_gpu=w_gpu, hbm_bw_GBps=bw, hbm_efficiency_frac=s.memory_efficiency)
     t_pre = max(t_pre_c, t_pre_m)
@@ -105,22 +107,21 @@ def compute(ctx: Context) -> dict[str, float]:
                                    overhead_GB=s.runtime_overhead_GB, usable_frac=s.kv_usable_frac)
 
     if s.spec_draft_tokens > 0:
-        ov = sv.draft_overhead_frac(draft_tokens=s.spec_draft_tokens, params_draft=s.spec_draft_params, params_target=params)
+        ov = sv.draft_overhead_frac(draft_tokens=s.spec_draft_tokens, params_draft=s.spec_draft_params, params_target=p_flop)
         e = sv.expected_tokens_per_step(alpha=s.spec_accept_rate, draft_tokens=s.spec_draft_tokens)
         speed = sv.speculative_speedup_x(alpha=s.spec_accept_rate, draft_tokens=s.spec_draft_tokens, overhead_frac=ov)
     else:
         e, speed = 1.0, 1.0
 
-    chunk = sv.chunk_time_s(params=params, chunk_tokens=s.chunk_tokens, peak_TFLOPS=peak,
+    chunk = sv.chunk_time_s(params=p_flop, chunk_tokens=s.chunk_tokens, peak_TFLOPS=peak,
                             efficiency_frac=s.compute_efficiency, tp=s.tp)
     latency = inf.total_latency_s(ttft_s=ttft, output_tokens=s.output_tokens, tpot_s=step.t_step_s)
     total_tps = step.throughput_tok_per_s * s.replicas
     return {
         "infer_peak_TFLOPS": peak,
         "infer_num_gpus": float(s.tp * s.replicas),
-        "prefill_FLOPs": inf.prefill_FLOPs(params=params, prompt_tokens=s.prompt_tokens),
-        "prefill_intensity_FLOP_per_byte": inf.prefill_intensity_FLOP_per_byte(
-            params=params, prompt_tokens=s.prompt_tokens, weight_bytes_per_param=wb),
+        "prefill_FLOPs": inf.prefill_FLOPs(params=p_flop, prompt_tokens=s.prompt_tokens),
+        "prefill_intensity_FLOP_per_byte": inf.prefill_FLOPs(params=p_flop, prompt_tokens=s.prompt_tokens) / (params * wb),
         "prefill_compute_ms": t_pre_c * MS_PER_S,
         "prefill_weight_floor_ms": t_pre_m * MS_PER_S,
         "prefill_ms": t_pre * MS_PER_S,

@@ -124,3 +124,11 @@ def tco_usd_per_gpu_hour(*, capex_usd: float, opex_usd_per_month: float, months:
 def power_cost_usd_per_gpu_hour(*, tdp_W: float, pue: float, electricity_usd_per_kWh: float) -> float:
     """Electricity per GPU-hour at TDP with PUE: W/1000·PUE·$/kWh (T8 opex item)."""
     return tdp_W / KILO * pue * electricity_usd_per_kWh
+
+
+def owned_break_even_hours(*, capex_usd_per_gpu: float, gpu_hour_usd: float, opex_usd_per_gpu_hour: float) -> float:
+    """GPU-hours of use after which buying beats renting: capex/(price − opex); inf if never (spec T8)."""
+    margin = gpu_hour_usd - opex_usd_per_gpu_hour
+    if margin <= 0:
+        return math.inf
+    return capex_usd_per_gpu / margin
