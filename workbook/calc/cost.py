@@ -1,7 +1,8 @@
 """Cost sheet: GPU-hour price, training cost (actual and target duration), budget, self-build TCO
 and break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11, 17.9 T8).
 
-Reads train_total_FLOPs (models) and decode_tokens_per_s_total (inference) from ctx.q when present.
+Reads train_total_FLOPs (models), train_peak_TFLOPS (hardware: the training precision's peak, as the Plan
+sheet's duration uses) and decode_tokens_per_s_total (inference) from ctx.q (all earlier in workbook.calc.SHEETS).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import math
 from workbook.calc.base import Context, Q
 from workbook.reference import infer_cost as ic
 from workbook.reference import train_cost, training
-from workbook.reference.params import model_param_counts
 from workbook.units import HOURS_PER_DAY, HOURS_PER_YEAR
 
 QUANTITIES = [
@@ -37,6 +37,7 @@ QUANTITIES = [
     Q("break_even_months_24x7", "months", "Months of 24/7 use per GPU to break even on buying (0 = never)", "17.9.3"),
     Q("infer_hourly_cost_usd", "USD/h", "Serving cost per hour (all serving GPUs)", "17.8.11"),
     Q("infer_daily_cost_usd", "USD/day", "Serving cost per day (all serving GPUs)", "17.8.11"),
+    Q("infer_tokens_per_s_used", "tokens/s", "Output tokens per second served at the set utilisation", "17.8.11"),
     Q("infer_tokens_per_day_M", "M tokens/day", "Output tokens served per day at the set utilisation", "17.8.11"),
     Q("infer_usd_per_1M_tokens", "USD/1M tokens", "Serving cost per 1M output tokens at the set utilisation", "17.8.11"),
     Q("infer_usd_per_request", "USD", "Serving cost per request (prompt + output tokens at decode throughput)", "17.8.11"),
@@ -56,11 +57,8 @@ def compute(ctx: Context) -> dict[str, float]:
     od, spot = g.price_usd_per_gpu_hour("on_demand"), g.price_usd_per_gpu_hour("spot")
     spot_saving = ic.spot_saving_frac(on_demand_usd=od, spot_usd=spot) if od and spot else 0.0
 
-    if "train_total_FLOPs" in q:
-        flop = float(q["train_total_FLOPs"])
-    else:
-        flop = training.train_compute_FLOP(params=model_param_counts(ctx.model)["params_active"], tokens=t.tokens)
-    days = training.train_time_days(total_FLOP=flop, num_gpus=t.num_gpus, peak_TFLOPS=float(g.bf16_dense_TFLOPS),
+    flop = float(q["train_total_FLOPs"])
+    days = training.train_time_days(total_FLOP=flop, num_gpus=t.num_gpus, peak_TFLOPS=float(q["train_peak_TFLOPS"]),
                                     mfu=t.mfu, overhead_factor=t.overhead_factor)
     hours = train_cost.gpu_hours(num_gpus=t.num_gpus, days=days)
     hours_target = train_cost.gpu_hours(num_gpus=t.num_gpus, days=t.target_days)
@@ -81,7 +79,7 @@ def compute(ctx: Context) -> dict[str, float]:
     be_hours = ic.owned_break_even_hours(capex_usd_per_gpu=capex_gpu, gpu_hour_usd=price, opex_usd_per_gpu_hour=power_h)
 
     n_inf = s.tp * s.replicas
-    thr = float(q["decode_tokens_per_s_total"]) if "decode_tokens_per_s_total" in q else 0.0
+    thr = float(q["decode_tokens_per_s_total"])
     thr_used = thr * c.utilisation_frac
     per_1M = ic.cost_per_1M_tokens_usd(num_gpus=n_inf, gpu_hour_usd=price, throughput_tok_per_s=thr_used) if thr_used > 0 else 0.0
     return {
@@ -107,6 +105,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "break_even_months_24x7": _finite_or_zero(be_hours / (HOURS_PER_YEAR / 12)),
         "infer_hourly_cost_usd": ic.hourly_cost_usd(num_gpus=n_inf, gpu_hour_usd=price),
         "infer_daily_cost_usd": ic.daily_cost_usd(num_gpus=n_inf, gpu_hour_usd=price),
+        "infer_tokens_per_s_used": thr_used,
         "infer_tokens_per_day_M": ic.tokens_per_hour_M(throughput_tok_per_s=thr_used) * HOURS_PER_DAY,
         "infer_usd_per_1M_tokens": per_1M,
         "infer_usd_per_request": ic.cost_per_request_usd(

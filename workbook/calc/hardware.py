@@ -12,6 +12,12 @@ FALLBACK_DEFAULTS = {"hbm_efficiency": 0.9, "encoding_efficiency": 0.97, "cpu_dr
                      "nvme_bw_GBps": 7.0}
 
 QUANTITIES = [
+    Q("net_nic_Gbps", "Gbit/s", "NIC line rate in use (scenario, else catalogue default)", "17.1.2"),
+    Q("net_nics_per_node", "count", "NICs per node in use (scenario, else catalogue default)", "17.1.2"),
+    Q("net_network_efficiency", "fraction", "Network efficiency in use (scenario, else catalogue default)", "17.1.2"),
+    Q("net_nvlink_efficiency", "fraction", "NVLink efficiency in use (scenario, else catalogue default)", "17.1.2"),
+    Q("net_nvlink_direction_factor", "factor", "NVLink direction factor in use (1 = quoted bidirectional, 0.5 = one direction)", "17.1.2"),
+    Q("net_pcie_direction_factor", "factor", "PCIe direction factor in use (1 = quoted figure, 0.5 = one direction)", "17.4.12"),
     Q("train_peak_TFLOPS", "TFLOPS", "Dense peak at the training precision (FP8 falls back to BF16 without FP8 units)", "17.1.4"),
     Q("gpu_native_fp8_flag", "0/1", "GPU has native FP8 tensor cores (1 = yes)", "17.1.5"),
     Q("ridge_FLOP_per_byte", "FLOP/B", "Roofline ridge point (BF16): peak FLOPS / HBM bandwidth", "17.1.3"),
@@ -63,6 +69,12 @@ def compute(ctx: Context) -> dict[str, float]:
     node_net = hw.nic_aggregate_GBps(nics=net.nics_per_node, gbit_per_port=net.nic_Gbps)
     n = int(g.gpus_per_node)
     return {
+        "net_nic_Gbps": net.nic_Gbps,
+        "net_nics_per_node": net.nics_per_node,
+        "net_network_efficiency": net.network_efficiency,
+        "net_nvlink_efficiency": net.nvlink_efficiency,
+        "net_nvlink_direction_factor": net.nvlink_direction_factor,
+        "net_pcie_direction_factor": net.pcie_direction_factor,
         "train_peak_TFLOPS": peak,
         "gpu_native_fp8_flag": g.fp8_dense_TFLOPS is not None,
         "ridge_FLOP_per_byte": hw.ridge_FLOP_per_byte(peak_TFLOPS=g.bf16_dense_TFLOPS, hbm_bw_GBps=hbm_bw),

@@ -1,8 +1,9 @@
 """Inference sheet: prefill/TTFT, decode step, throughput, capacity, speculative decoding and chunked
 prefill for one scenario (spec 17.8, families F1-F9).
 
-Weights read use params_total, FLOPs use params_active (equal for dense models). Reads params (models) and the per-GPU weights, KV per token and KV shard divisor (kv_cache)
-from ctx.q when present; otherwise computes them with the reference functions.
+Weights read use params_total, FLOPs use params_active (equal for dense models). Reads params (models) and the
+per-GPU weights, weight bytes per parameter, KV per token and KV shard divisor (kv_cache) from ctx.q (both sheets
+come earlier in workbook.calc.SHEETS).
 """
 
 from __future__ import annotations
@@ -10,10 +11,7 @@ from __future__ import annotations
 from workbook.calc.base import Context, Q
 from workbook.reference import inference as inf
 from workbook.reference import serving as sv
-from workbook.reference.infer_memory import kv_shard_divisor
-from workbook.reference.kv import kv_bytes_per_token
-from workbook.reference.params import model_param_counts
-from workbook.units import GB, MB, MS_PER_S, bytes_per_element
+from workbook.units import GB, MB, MS_PER_S
 
 QUANTITIES = [
     Q("infer_peak_TFLOPS", "TFLOPS", "Peak dense TFLOPS for inference math (FP8 weights on FP8 units; INT8/INT4 dequantised to BF16)", "17.8.3"),
@@ -24,9 +22,12 @@ QUANTITIES = [
     Q("prefill_weight_floor_ms", "ms", "Prefill memory floor: per-GPU weights read once from HBM", "17.8.2"),
     Q("prefill_ms", "ms", "Prefill time (larger of compute time and memory floor)", "17.8.2"),
     Q("prefill_compute_bound_flag", "0/1", "Prefill is compute-bound (1 = compute time exceeds the weight read)", "17.8.2"),
-    Q("ttft_ms", "ms", "Time to first token (prefill + first decode step)", "17.8.2"),
     Q("decode_context_tokens", "tokens", "Average KV context during decode (prompt + half the output)", "17.8.3"),
     Q("decode_kv_per_request_per_gpu_MB", "MB", "KV read per request per GPU in one decode step (average context)", "17.8.3"),
+    Q("decode_compute_ms_per_seq", "ms", "Decode compute time per sequence in a step (2·P/TP / (peak·eta_c))", "17.8.3"),
+    Q("decode_kv_read_ms_per_seq", "ms", "Decode KV read time per sequence in a step (KV_gpu / (BW·eta_bw))", "17.8.3"),
+    Q("decode_first_step_ms", "ms", "First decode step (batch 1) counted in TTFT", "17.8.2"),
+    Q("ttft_ms", "ms", "Time to first token (prefill + first decode step)", "17.8.2"),
     Q("decode_compute_ms", "ms", "Decode step compute time at the batch (2·P/TP·B / (peak·eta_c))", "17.8.3"),
     Q("decode_memory_ms", "ms", "Decode step memory time at the batch ((weights + B·KV)/ (BW·eta_bw))", "17.8.3"),
     Q("tpot_ms", "ms", "Time per output token = decode step time (larger of compute and memory)", "17.8.3"),
@@ -66,24 +67,14 @@ def peak_TFLOPS(gpu, weight_precision: str) -> float:
     return float(value if value else gpu.bf16_dense_TFLOPS)
 
 
-def _kv_per_token_and_divisor(ctx: Context) -> tuple[float, float]:
-    q, m, s = ctx.q, ctx.model, ctx.s.inference
-    if "kv_per_token_bytes" in q and "infer_kv_shard_divisor" in q:
-        return float(q["kv_per_token_bytes"]), float(q["infer_kv_shard_divisor"])
-    per_tok = kv_bytes_per_token(layers=m.layers, n_kv_heads=m.n_kv_heads, head_dim=m.head_dim,
-                                 kv_bytes=bytes_per_element(s.kv_precision))
-    return per_tok, kv_shard_divisor(tp=s.tp, n_kv_heads=m.n_kv_heads)
-
-
 def compute(ctx: Context) -> dict[str, float]:
     """Inference quantities of one scenario (spec 17.8)."""
     s, g, q = ctx.s.inference, ctx.gpu, ctx.q
-    counts = q if "params_total" in q and "params_active" in q else model_param_counts(ctx.model)
-    params = float(counts["params_total"])  # weights read from HBM (spec F1: total P)
-    p_flop = float(counts["params_active"])  # FLOPs per token: 2·P_active (= P_total for dense; MoE routes top-k)
-    wb = float(q.get("infer_weight_bytes_per_param", bytes_per_element(s.weight_precision)))
-    w_gpu = float(q["infer_weights_per_gpu_GB"]) * GB if "infer_weights_per_gpu_GB" in q else params * wb / s.tp
-    kv_tok, kv_div = _kv_per_token_and_divisor(ctx)
+    params = float(q["params_total"])  # weights read from HBM (spec F1: total P)
+    p_flop = float(q["params_active"])  # FLOPs per token: 2·P_active (= P_total for dense; MoE routes top-k)
+    wb = float(q["infer_weight_bytes_per_param"])
+    w_gpu = float(q["infer_weights_per_gpu_GB"]) * GB
+    kv_tok, kv_div = float(q["kv_per_token_bytes"]), float(q["infer_kv_shard_divisor"])
     peak, bw = peak_TFLOPS(g, s.weight_precision), float(g.hbm_bw_GBps)
     p_gpu = p_flop / s.tp
 
@@ -98,6 +89,10 @@ def compute(ctx: Context) -> dict[str, float]:
                    hbm_bw_GBps=bw, compute_efficiency_frac=s.decode_compute_efficiency, hbm_efficiency_frac=s.memory_efficiency)
     step = inf.decode_step(batch=s.batch, replicas=1, **step_kw)
     first = inf.decode_step(batch=1, **step_kw).t_step_s
+    comp_per_seq = inf.decode_compute_time_s(params_per_gpu=p_gpu, batch=1, peak_TFLOPS=peak,
+                                             compute_efficiency_frac=s.decode_compute_efficiency)
+    kv_read_per_seq = inf.weight_read_time_s(weight_bytes_per_gpu=kv_gpu, hbm_bw_GBps=bw,
+                                             hbm_efficiency_frac=s.memory_efficiency)
     ttft = inf.ttft_s(prefill_s=t_pre, first_decode_step_s=first)
     b_star = inf.compute_bound_batch(**{k: v for k, v in step_kw.items()})
 
@@ -126,9 +121,12 @@ def compute(ctx: Context) -> dict[str, float]:
         "prefill_weight_floor_ms": t_pre_m * MS_PER_S,
         "prefill_ms": t_pre * MS_PER_S,
         "prefill_compute_bound_flag": float(t_pre_c >= t_pre_m),
-        "ttft_ms": ttft * MS_PER_S,
         "decode_context_tokens": s_avg,
         "decode_kv_per_request_per_gpu_MB": kv_gpu / MB,
+        "decode_compute_ms_per_seq": comp_per_seq * MS_PER_S,
+        "decode_kv_read_ms_per_seq": kv_read_per_seq * MS_PER_S,
+        "decode_first_step_ms": first * MS_PER_S,
+        "ttft_ms": ttft * MS_PER_S,
         "decode_compute_ms": step.t_comp_s * MS_PER_S,
         "decode_memory_ms": step.t_mem_s * MS_PER_S,
         "tpot_ms": step.tpot_s * MS_PER_S,

@@ -12,14 +12,29 @@ from workbook.units import BILLION
 RECOMPUTE_FWD_FRAC = {"none": 0.0, "selective": 0.6, "full": 1.0}
 
 QUANTITIES = [
-    Q("params_total", "count", "Parameters, total (from the architecture)", "17.2.1"),
-    Q("params_active", "count", "Parameters active per token (MoE: top-k + shared experts)", "17.2.2"),
+    # intermediate rows of the parameter count (spec 17.2.1-17.2.3), placed before their users
+    Q("model_is_mla_flag", "0/1", "Model uses multi-head latent attention (1 = MLA)", "17.2.2"),
+    Q("attn_std_params_per_layer", "count", "MHA/GQA/MQA projections per layer: Q + K + V + O (+ QKV bias)", "17.2.1"),
+    Q("mla_qk_head_dim", "-", "MLA query/key head width (no-RoPE + RoPE part)", "17.2.2"),
+    Q("mla_q_params_per_layer", "count", "MLA query projection per layer (low-rank d·r_q + r_q·h·d_qk, else d·h·d_qk)", "17.2.2"),
+    Q("mla_kv_params_per_layer", "count", "MLA K/V projections per layer: down d·(r_kv + rope) + up r_kv·h·(nope + v)", "17.2.2"),
+    Q("attn_params_per_layer", "count", "Attention projection parameters per layer", "17.2.1"),
+    Q("attn_latent_norm_per_layer", "count", "MLA latent RMSNorm weights per layer (r_q + r_kv)", "17.2.2"),
+    Q("ffn_matrices", "count", "Weight matrices per FFN block (SwiGLU/GeGLU 3, plain 2)", "17.2.1"),
+    Q("ffn_dense_layers", "count", "Layers with a dense FFN (all layers of a dense model; leading dense layers of an MoE)", "17.2.2"),
+    Q("ffn_dense_layer_params", "count", "Dense FFN parameters per layer (matrices·d·d_ff)", "17.2.1"),
+    Q("moe_layers", "count", "MoE layers (layers minus leading dense layers; 0 for a dense model)", "17.2.2"),
+    Q("moe_expert_params", "count", "Parameters of one expert (matrices·d·d_ff_e)", "17.2.2"),
+    Q("moe_router_params_per_layer", "count", "Router parameters per MoE layer (N·d)", "17.2.2"),
     Q("params_embedding", "count", "Embedding + untied LM head parameters", "17.2.4"),
-    Q("params_non_embedding", "count", "Non-embedding parameters P_ne", "17.3.7"),
-    Q("params_active_non_embedding", "count", "Active non-embedding parameters (Chinchilla P for FLOPs)", "17.3.9"),
     Q("params_attention", "count", "Attention projection parameters (all layers)", "17.2.1"),
     Q("params_ffn", "count", "FFN parameters incl. experts, shared experts and routers (all layers)", "17.2.2"),
+    Q("params_ffn_active", "count", "FFN parameters active per token (dense FFN + top-k and shared experts + routers)", "17.2.2"),
     Q("params_norm", "count", "Normalisation parameters (all layers + final norm)", "17.2.1"),
+    Q("params_non_embedding", "count", "Non-embedding parameters P_ne", "17.3.7"),
+    Q("params_total", "count", "Parameters, total (from the architecture)", "17.2.1"),
+    Q("params_active", "count", "Parameters active per token (MoE: top-k + shared experts)", "17.2.2"),
+    Q("params_active_non_embedding", "count", "Active non-embedding parameters (Chinchilla P for FLOPs)", "17.3.9"),
     Q("params_total_B", "B params", "Parameters, total (billions)", "17.2.5"),
     Q("params_active_B", "B params", "Parameters active per token (billions)", "17.2.5"),
     Q("params_vs_published_frac", "fraction", "Computed total vs published total, relative difference", "17.2.5"),
@@ -45,6 +60,42 @@ QUANTITIES = [
 ]
 
 
+def _num(v) -> float:
+    return 0.0 if v is None else float(v)
+
+
+def _intermediates(m) -> dict[str, float]:
+    """The intermediate rows of the parameter count (same definitions as reference.params)."""
+    L, d = float(m.layers), float(m.d_model)
+    mla = m.attention == "mla"
+    h, g, dh = float(m.n_heads), float(m.n_kv_heads), float(m.head_dim)
+    std = pa.attention_params(d_model=d, n_heads=h, n_kv_heads=g, head_dim=dh, qkv_bias=bool(m.qkv_bias))["total"]
+    rq, rkv = _num(m.q_lora_rank), _num(m.kv_lora_rank)
+    rope, nope, v = _num(m.qk_rope_head_dim), _num(m.qk_nope_head_dim), _num(m.v_head_dim)
+    qk = nope + rope
+    mla_q = d * rq + rq * h * qk if rq else d * h * qk
+    mla_kv = d * (rkv + rope) + rkv * h * (nope + v)
+    mats = float(pa.ffn_matrices(m.ffn))
+    moe = bool(m.moe)
+    n_dense = float(m.n_dense_layers or 0) if moe else L
+    dense_d_ff = (_num(m.dense_d_ff) if m.dense_d_ff is not None else float(m.d_ff)) if moe else float(m.d_ff)
+    return {
+        "model_is_mla_flag": 1.0 if mla else 0.0,
+        "attn_std_params_per_layer": std,
+        "mla_qk_head_dim": qk,
+        "mla_q_params_per_layer": mla_q,
+        "mla_kv_params_per_layer": mla_kv,
+        "attn_params_per_layer": mla_q + mla_kv + h * v * d if mla else std,
+        "attn_latent_norm_per_layer": rq + rkv if mla else 0.0,
+        "ffn_matrices": mats,
+        "ffn_dense_layers": n_dense,
+        "ffn_dense_layer_params": mats * d * dense_d_ff,
+        "moe_layers": L - n_dense if moe else 0.0,
+        "moe_expert_params": mats * d * _num(m.expert_d_ff) if moe else 0.0,
+        "moe_router_params_per_layer": _num(m.n_routed_experts) * d if moe else 0.0,
+    }
+
+
 def compute(ctx: Context) -> dict[str, float]:
     m, t = ctx.model, ctx.s.training
     c = pa.model_param_counts(m)
@@ -64,6 +115,8 @@ def compute(ctx: Context) -> dict[str, float]:
         kv_proj = pa.kv_projection_params(d_model=d, n_kv_heads=m.n_kv_heads, head_dim=m.head_dim)
     d_ff = float(m.expert_d_ff if m.moe else m.d_ff)
     return {
+        **_intermediates(m),
+        "params_ffn_active": c["params_active"] - c["params_embedding"] - c["params_attention"] - c["params_norm"],
         "params_total": total,
         "params_active": active,
         "params_embedding": emb,

@@ -3,6 +3,10 @@
 
 Training compute is the Models sheet's C = 6·P_active·D (ctx.q["train_total_FLOPs"]); MFU counts
 model FLOPs only, so recomputation does not enter here.
+
+Counts (nodes, GPUs, rails, storage servers) are rounded up with :func:`ceil_count_xl`, the workbook's
+ROUNDUP(ROUND(x, c_count_ceil_digits), 0): rounding to a fixed number of decimals first drops float
+noise (1120/7 = 160.00000000000003 gives 160), and reference and workbook do the same arithmetic.
 """
 
 from __future__ import annotations
@@ -11,7 +15,17 @@ from workbook.calc.base import Context, Q
 from workbook.reference import layout as lay
 from workbook.reference import train_cost as tc
 from workbook.reference import training as tr
-from workbook.units import KILO, MS_PER_S, SECONDS_PER_DAY, TERA
+from workbook.reference.excel import excel_round, excel_roundup
+from workbook.units import GB, KILO, MS_PER_S, SECONDS_PER_DAY, TERA
+
+#: decimals kept before a count is rounded up (the workbook constant c_count_ceil_digits)
+COUNT_CEIL_DIGITS = 9
+
+
+def ceil_count_xl(x: float) -> float:
+    """A count rounded up after dropping float noise: ROUNDUP(ROUND(x, COUNT_CEIL_DIGITS), 0)."""
+    return excel_roundup(excel_round(x, COUNT_CEIL_DIGITS), 0)
+
 
 QUANTITIES = [
     Q("plan_train_FLOP", "FLOP", "Training compute used by the plan (6·P_active·D)", "17.5.3"),
@@ -63,9 +77,12 @@ def compute(ctx: Context) -> dict[str, float]:
     step_s = tokens_step / tok_s
     time_s = tr.train_time_s(total_FLOP=c, num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu)
     days_ovh = time_s * t.overhead_factor / SECONDS_PER_DAY
-    n_mem = lay.gpus_for_memory(params=p_total, usable_GB_per_gpu=float(ctx.gpu.hbm_GB) * t.usable_hbm_frac)
-    plan = lay.plan_gpus(total_FLOP=c * t.overhead_factor, target_days=t.target_days, peak_TFLOPS=peak, mfu=t.mfu,
-                         tp=tp, pp=pp, gpus_memory=n_mem)
+    usable_GB = float(ctx.gpu.hbm_GB) * t.usable_hbm_frac
+    n_mem = ceil_count_xl(p_total * lay.TRAIN_STATE_BYTES_PER_PARAM / (usable_GB * GB))
+    n_time = tr.gpus_raw(total_FLOP=c * t.overhead_factor, target_days=t.target_days, peak_TFLOPS=peak, mfu=t.mfu)
+    group = tp * pp
+    plan = {"gpus_time": n_time, "dp": ceil_count_xl(max(n_time, n_mem) / group)}
+    plan["gpus"] = plan["dp"] * group
     days_needed = tr.train_time_days(total_FLOP=c, num_gpus=plan["gpus"], peak_TFLOPS=peak, mfu=t.mfu,
                                      overhead_factor=t.overhead_factor)
     checks = tr.batch_checks(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp, seq_len=t.seq_len, pp=pp,
@@ -74,7 +91,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "plan_train_FLOP": c,
         "plan_dp": dp,
         "plan_layers_per_stage": lay.layers_per_stage(layers=int(m.layers), pp=pp),
-        "plan_nodes": lay.nodes(num_gpus=n, gpus_per_node=gpn),
+        "plan_nodes": ceil_count_xl(n / gpn),
         "plan_global_batch_seqs": seqs,
         "plan_tokens_per_step": tokens_step,
         "plan_steps_total": t.tokens / tokens_step,
@@ -93,7 +110,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "plan_gpus_time_raw": plan["gpus_time"],
         "plan_gpus_needed": plan["gpus"],
         "plan_gpus_needed_dp": plan["dp"],
-        "plan_gpus_to_buy": tr.gpus_with_spares(gpus=plan["gpus"], spare_frac=t.spare_fraction),
+        "plan_gpus_to_buy": ceil_count_xl(plan["gpus"] * (1 + t.spare_fraction)),
         "plan_days_at_needed_gpus": days_needed,
         "plan_bubble_frac": lay.bubble_frac(pp=pp, micro_batches=t.grad_accum),
         "plan_bubble_share_frac": lay.bubble_share_frac(pp=pp, micro_batches=t.grad_accum),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from workbook.calc.base import Context, Q
 from workbook.reference import offload as off
 from workbook.reference import zero as zr
+from workbook.units import GB
 
 QUANTITIES = [
     Q("model_parallel_degree", "GPUs", "Model-parallel group size TP x PP", "17.4.8"),
@@ -21,6 +22,11 @@ QUANTITIES = [
     Q("zero_static_per_gpu_GB", "GB", "Static memory per GPU at the chosen ZeRO stage", "17.4.8"),
     Q("zero_act_per_gpu_GB", "GB", "Activations per GPU (micro-batch activations / TP)", "17.4.7"),
     Q("zero_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage (static + act + overhead)", "17.4.7"),
+    Q("zero_weights_GB", "GB", "Per-GPU weights at the chosen stage (sharded over DP at ZeRO-3)", "17.4.8"),
+    Q("zero_grads_GB", "GB", "Per-GPU gradients at the chosen stage (sharded over DP from ZeRO-2)", "17.4.8"),
+    Q("zero_optimizer_GB", "GB", "Per-GPU optimizer states at the chosen stage (sharded over DP from ZeRO-1)", "17.4.8"),
+    Q("zero_activations_GB", "GB", "Per-GPU activations (chart component)", "17.4.7"),
+    Q("zero_overhead_GB", "GB", "Per-GPU runtime overhead (chart component)", "17.4.7"),
     Q("zero_hbm_headroom_GB", "GB", "HBM left per GPU at the chosen stage (negative = short)", "17.4.7"),
     Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in HBM (1 = fits)", "17.4.8"),
     Q("zero0_fits_flag", "0/1", "ZeRO-0 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
@@ -54,7 +60,16 @@ def compute(ctx: Context) -> dict[str, float]:
     dp = zr.dp_allreduce_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
     z3 = zr.zero3_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
     offload = off.offload_traffic_GB(params=P / mp / n)
+    # per-GPU components at the chosen stage (they stack to zero_total_per_gpu_GB): ZeRO-1 shards the
+    # optimizer states, ZeRO-2 also the gradients, ZeRO-3 also the weights
+    stage = t.zero_stage
+    per_mp = P / mp / GB
     out = {
+        "zero_weights_GB": per_mp * q["train_weight_bytes_per_param"] / (n if stage >= 3 else 1),
+        "zero_grads_GB": per_mp * q["train_grad_bytes_per_param"] / (n if stage >= 2 else 1),
+        "zero_optimizer_GB": per_mp * q["train_optimizer_bytes_per_param"] / (n if stage >= 1 else 1),
+        "zero_activations_GB": act,
+        "zero_overhead_GB": ovh,
         "model_parallel_degree": mp,
         "dp_degree": n,
         "zero_static_per_gpu_GB": static[t.zero_stage],

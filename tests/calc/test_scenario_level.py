@@ -1,0 +1,66 @@
+"""Scenario-level calculation: the registry, the shipped scenarios, and invariants over random scenarios."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from workbook.calc import SHEETS, compute, dataframe, registry
+from workbook.catalog import load_catalog
+from workbook.scenario import load_scenarios
+from workbook.scenario.sample import random_scenarios
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
+#: quantities that are differences and may legitimately be negative
+SIGNED = ("headroom", "vs_published", "shortfall", "kv_free")
+CATALOG = load_catalog()
+
+
+def test_registry_names_unique_and_units_in_every_quantity():
+    reg = registry()
+    assert len(reg) > 250
+    labels = [e.q.label for e in reg.values()]
+    assert len(labels) == len(set(labels)), "labels must be unique (they are the row labels)"
+    for name, e in reg.items():
+        assert e.q.unit and e.q.section, name
+        assert e.module in SHEETS
+
+
+def test_every_shipped_scenario_computes_and_passes_its_checks():
+    assert len(SHIPPED) >= 5
+    for sc in load_scenarios(SHIPPED):
+        r = compute(sc, CATALOG)
+        failed = [k for k, v in r.items() if k.startswith("check_") and v != 0]
+        assert not failed, f"{sc.name}: {failed}"
+
+
+def test_dataframe_has_a_row_per_quantity_and_a_column_per_scenario():
+    scs = load_scenarios(SHIPPED[:2])
+    df = dataframe(scs, CATALOG)
+    assert list(df.columns[:4]) == ["unit", "section", "sheet", "label"]
+    assert [sc.name for sc in scs] == list(df.columns[4:])
+    assert len(df) == len(registry())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), index=st.integers(0, 11))
+def test_all_results_finite_and_non_negative_for_valid_input(seed, index):
+    sc = random_scenarios(CATALOG, index + 1, seed=seed)[index]
+    r = compute(sc, CATALOG)
+    for name, v in r.items():
+        assert math.isfinite(v), (sc.name, name, v)
+        if not any(s in name for s in SIGNED):
+            assert v >= 0, (sc.name, name, v)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_more_gpus_never_lengthen_training_at_fixed_mfu(seed):
+    sc = random_scenarios(CATALOG, 1, seed=seed)[0]
+    t = sc.training
+    bigger = sc.model_copy(update={"training": t.model_copy(update={"num_gpus": t.num_gpus * 2})})
+    assert compute(bigger, CATALOG)["train_days_actual"] <= compute(sc, CATALOG)["train_days_actual"]

@@ -1,0 +1,221 @@
+"""The checkable rules of workbook-rules.md, each a function ``(wb) -> [violation, ...]``.
+
+``wb`` is an openpyxl workbook loaded with formulas (data_only=False). An empty list means the
+rule holds. Tests run them over the built file and over files broken on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+
+from openpyxl.formula import Tokenizer
+from openpyxl.formula.tokenizer import Token
+from openpyxl.formula.translate import Translator
+
+from workbook.build.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
+
+ALLOWED_FUNCTIONS = {
+    "SUM", "AVERAGE", "MAX", "MIN", "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR", "INT", "TRUNC",
+    "MOD", "ABS", "SQRT", "POWER", "EXP", "LN", "LOG", "LOG10", "SUMPRODUCT", "SUMIF", "SUMIFS", "COUNTIF",
+    "COUNTIFS", "AVERAGEIF", "COUNT", "LARGE", "SMALL", "PRODUCT", "MROUND", "COUNTA", "COUNTBLANK", "MEDIAN",
+    "IF", "AND", "OR", "NOT", "IFERROR", "CHOOSE", "ISNUMBER", "ISBLANK", "ISERROR", "ISNA", "ISTEXT", "NA",
+    "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "LOOKUP", "ROW", "COLUMN", "ROWS", "COLUMNS",
+    "CONCATENATE", "LEFT", "RIGHT", "MID", "LEN", "UPPER", "SUBSTITUTE", "VALUE", "FIND", "SEARCH", "REPT",
+    "EXACT", "FIXED",
+}
+CALC_SHEETS = SHEET_ORDER[3:]
+MAX_FORMULA_LEN = 300
+_REF = re.compile(r"^(?:(?P<sheet>'[^']+'|[A-Za-z0-9_]+)!)?\$?(?P<col>[A-Z]{1,3})\$?(?P<row>\d+)(?::\$?[A-Z]{1,3}\$?\d+)?$")
+
+
+def formula_cells(wb):
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    yield ws, c
+
+
+def _tokens(formula: str):
+    return Tokenizer(formula).items
+
+
+def no_literals(wb) -> list[str]:
+    """Rule 1: no numbers in formulas except 0, 1 (and -1)."""
+    out = []
+    for ws, c in formula_cells(wb):
+        for t in _tokens(c.value):
+            if t.type == Token.OPERAND and t.subtype == Token.NUMBER and t.value not in ("0", "1"):
+                out.append(f"{ws.title}!{c.coordinate}: literal {t.value} in {c.value}")
+    return out
+
+
+def allowed_functions(wb) -> list[str]:
+    """Rule 7: only the cross-engine allow-list; no nested IF."""
+    out = []
+    for ws, c in formula_cells(wb):
+        depth_if = 0
+        stack = []
+        for t in _tokens(c.value):
+            if t.type == Token.FUNC and t.subtype == Token.OPEN:
+                name = t.value[:-1].upper()
+                if name not in ALLOWED_FUNCTIONS:
+                    out.append(f"{ws.title}!{c.coordinate}: function {name} not allowed")
+                if name == "IF":
+                    depth_if += 1
+                    if depth_if > 1:
+                        out.append(f"{ws.title}!{c.coordinate}: nested IF")
+                stack.append(name)
+            elif t.type == Token.FUNC and t.subtype == Token.CLOSE:
+                if stack and stack.pop() == "IF":
+                    depth_if -= 1
+            elif t.type == Token.OPERAND and t.subtype == Token.RANGE and "[" in t.value:
+                out.append(f"{ws.title}!{c.coordinate}: structured/external reference {t.value}")
+    return out
+
+
+def short_formulas(wb) -> list[str]:
+    """Rule 8: formulas stay short."""
+    return [f"{ws.title}!{c.coordinate}: {len(c.value)} characters" for ws, c in formula_cells(wb)
+            if len(c.value) > MAX_FORMULA_LEN]
+
+
+def formulas_locked_sheets_protected(wb) -> list[str]:
+    """Rule 4."""
+    out = [f"{ws.title}: not protected" for ws in wb.worksheets if not ws.protection.sheet]
+    out += [f"{ws.title}!{c.coordinate}: formula not locked" for ws, c in formula_cells(wb) if not c.protection.locked]
+    return out
+
+
+def one_formula_per_row(wb) -> list[str]:
+    """Rule 5: each scenario cell is the first scenario cell's formula shifted."""
+    out = []
+    for title in CALC_SHEETS:
+        ws = wb[title]
+        for row in ws.iter_rows(min_row=HEADER_ROW + 2, min_col=FIRST_VALUE_COL + 1):
+            first = row[0]
+            if not (isinstance(first.value, str) and first.value.startswith("=")):
+                continue
+            for c in row[1:]:
+                if c.value is None:
+                    continue
+                want = Translator(first.value, origin=first.coordinate).translate_formula(c.coordinate)
+                if c.value != want:
+                    out.append(f"{title}!{c.coordinate}: {c.value} is not {first.coordinate} shifted ({want})")
+    return out
+
+
+def labels_units_sources(wb) -> list[str]:
+    """Rules 6 and 14: same columns everywhere; every line item has a unique label, a unit, a source."""
+    out = []
+    for title in CALC_SHEETS:
+        ws = wb[title]
+        heads = [ws.cell(HEADER_ROW + 1, i).value for i in range(1, 5)]
+        if heads != ["Line item", "Unit", "Source", "Key"]:
+            out.append(f"{title}: header {heads}")
+        labels = set()
+        for r in range(HEADER_ROW + 2, ws.max_row + 1):
+            v = ws.cell(r, FIRST_VALUE_COL + 1).value
+            if v is None or ws.cell(r, COL_KEY + 1).value is None:
+                continue
+            label, unit, source = (ws.cell(r, i).value for i in (1, 2, 3))
+            if not label or not unit or not source:
+                out.append(f"{title}!A{r}: label/unit/source missing")
+            if label in labels:
+                out.append(f"{title}!A{r}: label {label!r} repeated")
+            labels.add(label)
+    return out
+
+
+def references_flow_forward(wb) -> list[str]:
+    """Rule 9: references point to earlier sheets, or up on the same sheet (no circularity)."""
+    out = []
+    order = {t: i for i, t in enumerate(SHEET_ORDER)}
+    for ws, c in formula_cells(wb):
+        if ws.title == "Cover":
+            continue  # output sheet: it shows the master check of the last sheet
+        for t in _tokens(c.value):
+            if t.type != Token.OPERAND or t.subtype != Token.RANGE:
+                continue
+            m = _REF.match(t.value)
+            if not m:
+                continue  # a defined name
+            sheet = (m.group("sheet") or ws.title).strip("'")
+            row = int(m.group("row"))
+            if order.get(sheet, 99) > order[ws.title]:
+                out.append(f"{ws.title}!{c.coordinate}: refers forward to {t.value}")
+            elif sheet == ws.title and row >= c.row and ":" not in t.value:
+                out.append(f"{ws.title}!{c.coordinate}: refers down to {t.value}")
+    return out
+
+
+def nothing_hidden(wb) -> list[str]:
+    """Rule 10: no hidden sheets, rows or columns, no merged cells, no external links."""
+    out = [f"{ws.title}: {ws.sheet_state}" for ws in wb.worksheets if ws.sheet_state != "visible"]
+    for ws in wb.worksheets:
+        out += [f"{ws.title}: row {r} hidden" for r, d in ws.row_dimensions.items() if d.hidden]
+        out += [f"{ws.title}: column {k} hidden" for k, d in ws.column_dimensions.items() if d.hidden]
+        out += [f"{ws.title}: merged {m}" for m in ws.merged_cells.ranges]
+    if getattr(wb, "_external_links", None):
+        out.append("external links present")
+    return out
+
+
+def defined_names_are_cells(wb) -> list[str]:
+    """Rule 13: workbook-scoped names pointing at real cells (no constants, no formulas)."""
+    out = []
+    for ws in wb.worksheets:
+        out += [f"{ws.title}: sheet-scoped name {n}" for n in ws.defined_names]
+    for name, dn in wb.defined_names.items():
+        dests = list(dn.destinations)
+        if not dests:
+            out.append(f"{name}: not a cell reference ({dn.attr_text})")
+        for sheet, ref in dests:
+            if sheet not in wb.sheetnames:
+                out.append(f"{name}: sheet {sheet} missing")
+    return out
+
+
+def inputs_styled_validated(wb, inputs: list[tuple[str, str]]) -> list[str]:
+    """Rule 3: every input is blue on pale yellow, unlocked and inside a data validation."""
+    out = []
+    validated: dict[str, set[str]] = {}
+    for ws in wb.worksheets:
+        cells = set()
+        for dv in ws.data_validations.dataValidation:
+            for rng in dv.sqref.ranges:
+                for row in ws.iter_rows(min_row=rng.min_row, max_row=rng.max_row, min_col=rng.min_col, max_col=rng.max_col):
+                    cells.update(c.coordinate for c in row)
+        validated[ws.title] = cells
+    for sheet, coord in inputs:
+        c = wb[sheet][coord]
+        if c.protection.locked:
+            out.append(f"{sheet}!{coord}: input locked")
+        if coord not in validated[sheet]:
+            out.append(f"{sheet}!{coord}: input not validated")
+        color = (c.font.color.rgb or "") if c.font and c.font.color else ""
+        if not str(color).upper().endswith("0000FF"):
+            out.append(f"{sheet}!{coord}: input font {color}")
+        if not str(c.fill.fgColor.rgb).upper().endswith("FFFFCC"):
+            out.append(f"{sheet}!{coord}: input fill {c.fill.fgColor.rgb}")
+        if isinstance(c.value, str) and c.value.startswith("="):
+            out.append(f"{sheet}!{coord}: input holds a formula")
+    return out
+
+
+def print_setup(wb) -> list[str]:
+    """Rule 16 (layout part): print area, fit to width and a footer on every sheet."""
+    out = []
+    for ws in wb.worksheets:
+        if not ws.print_area:
+            out.append(f"{ws.title}: no print area")
+        if not ws.oddFooter.center.text and not ws.oddFooter.left.text:
+            out.append(f"{ws.title}: no footer")
+        if ws.page_setup.fitToWidth != 1 and not ws.sheet_properties.pageSetUpPr.fitToPage:
+            out.append(f"{ws.title}: not fit to width")
+    return out
+
+
+ALL_RULES = [no_literals, allowed_functions, short_formulas, formulas_locked_sheets_protected,
+             one_formula_per_row, labels_units_sources, references_flow_forward, nothing_hidden,
+             defined_names_are_cells, print_setup]
