@@ -78,12 +78,11 @@ def compute(ctx: Context) -> dict[str, float]:
     time_s = tr.train_time_s(total_FLOP=c, num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu)
     days_ovh = time_s * t.overhead_factor / SECONDS_PER_DAY
     usable_GB = float(ctx.gpu.hbm_GB) * t.usable_hbm_frac
-    n_mem = ceil_count_xl(p_total * lay.TRAIN_STATE_BYTES_PER_PARAM / (usable_GB * GB))
+    n_mem = ceil_count_xl(p_total * lay.TRAIN_STATE_BYTES_PER_PARAM / (usable_GB * GB))  # 17.5.10 step 2
     n_time = tr.gpus_raw(total_FLOP=c * t.overhead_factor, target_days=t.target_days, peak_TFLOPS=peak, mfu=t.mfu)
-    group = tp * pp
-    plan = {"gpus_time": n_time, "dp": ceil_count_xl(max(n_time, n_mem) / group)}
-    plan["gpus"] = plan["dp"] * group
-    days_needed = tr.train_time_days(total_FLOP=c, num_gpus=plan["gpus"], peak_TFLOPS=peak, mfu=t.mfu,
+    dp_needed = ceil_count_xl(max(n_time, n_mem) / (tp * pp))  # step 4: whole TP·PP replicas
+    n_needed = dp_needed * tp * pp
+    days_needed = tr.train_time_days(total_FLOP=c, num_gpus=n_needed, peak_TFLOPS=peak, mfu=t.mfu,
                                      overhead_factor=t.overhead_factor)
     checks = tr.batch_checks(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp, seq_len=t.seq_len, pp=pp,
                              micro_batch_max=t.micro_batch)
@@ -107,10 +106,10 @@ def compute(ctx: Context) -> dict[str, float]:
         "plan_meets_target_flag": float(days_ovh <= t.target_days),
         "plan_train_state_TB": lay.train_state_TB(params=p_total),
         "plan_gpus_memory_floor": n_mem,
-        "plan_gpus_time_raw": plan["gpus_time"],
-        "plan_gpus_needed": plan["gpus"],
-        "plan_gpus_needed_dp": plan["dp"],
-        "plan_gpus_to_buy": ceil_count_xl(plan["gpus"] * (1 + t.spare_fraction)),
+        "plan_gpus_time_raw": n_time,
+        "plan_gpus_needed": n_needed,
+        "plan_gpus_needed_dp": dp_needed,
+        "plan_gpus_to_buy": ceil_count_xl(n_needed * (1 + t.spare_fraction)),
         "plan_days_at_needed_gpus": days_needed,
         "plan_bubble_frac": lay.bubble_frac(pp=pp, micro_batches=t.grad_accum),
         "plan_bubble_share_frac": lay.bubble_share_frac(pp=pp, micro_batches=t.grad_accum),
