@@ -9,16 +9,26 @@ Compute per step is the Plan sheet's step time at the scenario MFU.
 
 from __future__ import annotations
 
+import math
+
 from workbook.calc.base import Context, Q
+from workbook.calc.plan import ceil_count_xl
 from workbook.reference import comm as cm
-from workbook.units import BITS_PER_BYTE, US_PER_S
+from workbook.units import BITS_PER_BYTE, GB, US_PER_S
 
 #: stands in for an unbounded ratio (no communication) so every value stays finite
 RATIO_CAP = 1e9
+#: bytes per activation element on the wire (BF16) in the TP/PP/EP/SP volumes (spec 17.6.4-17.6.7)
+ACT_BYTES = 2
 
 QUANTITIES = [
     Q("comm_nvlink_GBps", "GB/s", "Intra-node bandwidth used for TP/EP/SP (NVLink planning figure)", "17.6"),
     Q("comm_ib_per_gpu_GBps", "GB/s", "Inter-node bandwidth per GPU (NIC line rate x efficiency)", "17.6"),
+    Q("comm_multi_node_flag", "0/1", "Training job spans more than one node (1 = yes)", "17.6"),
+    Q("comm_intra_node_GBps", "GB/s", "Bandwidth of a group inside one node (NVLink, else the NIC)", "17.6"),
+    Q("comm_dp_pp_bw_GBps", "GB/s", "Bandwidth of the DP and PP traffic (NIC if multi-node, else intra-node)", "17.6.3"),
+    Q("comm_alpha_s", "s", "Latency per ring step (IB switch latency)", "17.6.2"),
+    Q("comm_activation_GB", "GB", "One micro-batch activation B·S·d at 2 B (the unit of TP/PP/EP traffic)", "17.6.4"),
     Q("comm_compute_step_s", "s", "Compute time per step (Plan sheet step time)", "17.6.8"),
     Q("comm_dp_grad_shard_GB", "GB", "Gradient shard each DP rank all-reduces, 2P/(TP·PP)", "17.6.3"),
     Q("comm_dp_volume_GB", "GB", "DP all-reduce bytes sent per GPU per step", "17.6.3"),
@@ -27,15 +37,22 @@ QUANTITIES = [
     Q("comm_dp_ratio_ok_flag", "0/1", "DP ratio R at or above the 0.5 floor (1 = yes)", "17.6.3"),
     Q("comm_dp_weak_limit_s", "s", "DP all-reduce time as DP grows without bound (2G/BW)", "17.6.9"),
     Q("comm_dp_bw_needed_GBps", "GB/s", "Per-GPU bandwidth to hide the DP all-reduce in one step (flat ring)", "17.6.10"),
+    Q("comm_dp_ranks_per_node", "ranks", "DP ranks inside one node (hierarchical all-reduce)", "17.6.10"),
+    Q("comm_dp_nodes", "nodes", "Nodes in the inter-node DP ring (hierarchical all-reduce)", "17.6.10"),
     Q("comm_dp_bw_needed_hier_GBps", "GB/s", "Per-GPU IB bandwidth to hide it with a hierarchical all-reduce", "17.6.10"),
     Q("comm_rails_needed", "rails", "400G rails per GPU for the flat-ring requirement", "17.6.10"),
     Q("comm_tp_volume_GB", "GB", "TP bytes sent per GPU per step (GA·L/PP·16·B·S·d·(t-1)/t)", "17.6.4"),
+    Q("comm_tp_link_GBps", "GB/s", "Bandwidth of the TP group (NVLink if inside a node, else the NIC)", "17.6.4"),
     Q("comm_tp_time_s", "s", "TP communication time per step", "17.6.4"),
     Q("comm_pp_volume_GB", "GB", "PP bytes per boundary link per step (GA·4·B·S·d)", "17.6.5"),
     Q("comm_pp_time_s", "s", "PP communication time per step", "17.6.5"),
+    Q("comm_ep_a2a_GB", "GB", "One All-to-All per GPU, top_k·B·S·d·2 B·(EP-1)/EP", "17.6.6"),
     Q("comm_ep_volume_GB", "GB", "EP All-to-All bytes sent per GPU per step (top-k included)", "17.6.6"),
+    Q("comm_ep_link_GBps", "GB/s", "Bandwidth of the EP group (NVLink if TP·PP·EP fits a node, else the NIC)", "17.6.6"),
     Q("comm_ep_time_s", "s", "EP All-to-All time per step", "17.6.6"),
+    Q("comm_sp_ring_step_GB", "GB", "SP ring step: K and V of the local chunk, 2·B·(S/SP)·d_kv·2 B", "17.6.7"),
     Q("comm_sp_volume_GB", "GB", "SP ring-attention bytes sent per GPU per step", "17.6.7"),
+    Q("comm_sp_link_GBps", "GB/s", "Bandwidth of the SP group (NVLink if inside a node, else the NIC)", "17.6.7"),
     Q("comm_sp_time_s", "s", "SP ring-attention time per step", "17.6.7"),
     Q("comm_total_time_s", "s", "All communication per step, no overlap", "17.6.8"),
     Q("comm_exposed_time_s", "s", "Communication not hidden by the TP overlap fraction", "17.6.8"),
@@ -58,27 +75,29 @@ def compute(ctx: Context) -> dict[str, float]:
     dp = t.num_gpus // (tp * pp)
     compute_s = q["plan_step_time_s"]
     act = dict(micro_batch=t.micro_batch, seq_len=t.seq_len, d_model=float(m.d_model))
+    intra = nvlink if nvlink > 0 else ib
 
     def link(group_span: int) -> float:
         return nvlink if group_span <= gpn and nvlink > 0 else ib
 
     grad = cm.dp_grad_shard_GB(params=q["params_total"], tp=tp, pp=pp)
     v_dp = cm.dp_allreduce_GB(grad_GB=grad, dp=dp)
-    bw_dp = ib if multi_node else (nvlink or ib)
+    bw_dp = ib if multi_node else intra
     t_dp = cm.ring_allreduce_time_s(size_GB=grad, n=dp, bw_GBps=bw_dp, alpha_s=alpha) if dp > 1 else 0.0
     v_tp = cm.tp_step_GB(**act, tp=tp, layers=float(m.layers), pp=pp, grad_accum=ga)
     t_tp = cm.transfer_time_s(size_GB=v_tp, bw_GBps=link(tp))
     v_pp = cm.pp_step_link_GB(**act, micro_batches=ga) if pp > 1 else 0.0
-    t_pp = cm.transfer_time_s(size_GB=v_pp, bw_GBps=ib if multi_node else (nvlink or ib))
+    t_pp = cm.transfer_time_s(size_GB=v_pp, bw_GBps=bw_dp)
+    a2a = cm.ep_a2a_GB(**act, ep=t.ep, top_k=float(m.top_k or 1))
     v_ep = 0.0
     if m.moe and t.ep > 1:
         moe_layers = float(m.layers) - float(m.n_dense_layers or 0)
-        a2a = cm.ep_a2a_GB(**act, ep=t.ep, top_k=float(m.top_k or 1))
         v_ep = ga * cm.ep_total_GB(moe_layers=moe_layers / pp, a2a_GB=a2a)
     t_ep = cm.transfer_time_s(size_GB=v_ep, bw_GBps=link(tp * pp * t.ep))
+    kv_dim = float(m.n_kv_heads or 0) * float(m.head_dim or 0)
+    sp_step = cm.sp_ring_step_GB(micro_batch=t.micro_batch, seq_len=t.seq_len, kv_heads=1, head_dim=kv_dim, sp=t.sp)
     v_sp = 0.0
     if t.sp > 1:
-        kv_dim = float(m.n_kv_heads) * float(m.head_dim)
         v_sp = ga * float(m.layers) / pp * cm.sp_ring_layer_GB(micro_batch=t.micro_batch, seq_len=t.seq_len,
                                                                kv_dim=kv_dim, sp=t.sp)
     t_sp = cm.transfer_time_s(size_GB=v_sp, bw_GBps=link(t.sp))
@@ -90,9 +109,15 @@ def compute(ctx: Context) -> dict[str, float]:
     share = cm.comm_share_frac(t_comm=total, t_compute=compute_s)
     flat = cm.dp_bw_per_gpu_GBps(params=q["params_total"] / (tp * pp), dp=dp, t_step_s=compute_s)
     r_dp = compute_s / t_dp if t_dp > 0 else float("inf")
+    ranks_per_node = max(1, min(dp, gpn // (tp * pp)))
     return {
         "comm_nvlink_GBps": nvlink,
         "comm_ib_per_gpu_GBps": ib,
+        "comm_multi_node_flag": float(multi_node),
+        "comm_intra_node_GBps": intra,
+        "comm_dp_pp_bw_GBps": bw_dp,
+        "comm_alpha_s": alpha,
+        "comm_activation_GB": t.micro_batch * t.seq_len * float(m.d_model) * ACT_BYTES / GB,
         "comm_compute_step_s": compute_s,
         "comm_dp_grad_shard_GB": grad,
         "comm_dp_volume_GB": v_dp,
@@ -101,16 +126,23 @@ def compute(ctx: Context) -> dict[str, float]:
         "comm_dp_ratio_ok_flag": float(r_dp >= cm.R_FLOOR),
         "comm_dp_weak_limit_s": cm.dp_weak_limit_s(grad_GB=grad, bw_GBps=bw_dp),
         "comm_dp_bw_needed_GBps": flat,
+        "comm_dp_ranks_per_node": ranks_per_node,
+        "comm_dp_nodes": max(1, math.ceil(dp / ranks_per_node)),
         "comm_dp_bw_needed_hier_GBps": cm.dp_bw_per_gpu_hier_GBps(
-            grad_GB=grad, dp=dp, ranks_per_node=max(1, min(dp, gpn // (tp * pp))), t_step_s=compute_s),
-        "comm_rails_needed": cm.rails_needed(bw_GBps=flat, rail_GBps=net.nic_Gbps / BITS_PER_BYTE),
+            grad_GB=grad, dp=dp, ranks_per_node=ranks_per_node, t_step_s=compute_s),
+        "comm_rails_needed": ceil_count_xl(flat / (net.nic_Gbps / BITS_PER_BYTE)),
         "comm_tp_volume_GB": v_tp,
+        "comm_tp_link_GBps": link(tp),
         "comm_tp_time_s": t_tp,
         "comm_pp_volume_GB": v_pp,
         "comm_pp_time_s": t_pp,
+        "comm_ep_a2a_GB": a2a,
         "comm_ep_volume_GB": v_ep,
+        "comm_ep_link_GBps": link(tp * pp * t.ep),
         "comm_ep_time_s": t_ep,
+        "comm_sp_ring_step_GB": sp_step,
         "comm_sp_volume_GB": v_sp,
+        "comm_sp_link_GBps": link(t.sp),
         "comm_sp_time_s": t_sp,
         "comm_total_time_s": total,
         "comm_exposed_time_s": exposed,

@@ -56,7 +56,7 @@ ITEMS = {
     "ttft_ms": "={prefill_ms}+{decode_first_step_ms}",
     "decode_compute_ms": f"={{decode_compute_ms_per_seq}}*{_B}",
     "decode_memory_ms": f"={{prefill_weight_floor_ms}}+{_B}*{{decode_kv_read_ms_per_seq}}",
-    "tpot_ms": "=MIN({decode_compute_ms},{decode_memory_ms})",
+    "tpot_ms": "=MAX({decode_compute_ms},{decode_memory_ms})",
     "decode_memory_bound_flag": "=IF({decode_memory_ms}>={decode_compute_ms},1,0)",
     "decode_intensity_FLOP_per_byte": f"=c_two*{{params_active}}/{_TP}*{_B}"
     f"/({{infer_weights_per_gpu_GB}}*c_GB+{_B}*{{decode_kv_per_request_per_gpu_MB}}*c_MB)",
