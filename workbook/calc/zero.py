@@ -20,7 +20,7 @@ QUANTITIES = [
     Q("zero2_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-2 (optimizer + gradients sharded)", "17.4.8"),
     Q("zero3_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-3 (everything sharded)", "17.4.8"),
     Q("zero_static_per_gpu_GB", "GB", "Static memory per GPU at the chosen ZeRO stage", "17.4.8"),
-    Q("zero_act_per_gpu_GB", "GB", "Activations per GPU (micro-batch activations / TP)", "17.4.7"),
+    Q("zero_act_per_gpu_GB", "GB", "Activations per GPU (micro-batch activations / TP, or the per-GPU override)", "17.4.7"),
     Q("zero_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage (static + act + overhead)", "17.4.7"),
     Q("zero_weights_GB", "GB", "Per-GPU weights at the chosen stage (sharded over DP at ZeRO-3)", "17.4.8"),
     Q("zero_grads_GB", "GB", "Per-GPU gradients at the chosen stage (sharded over DP from ZeRO-2)", "17.4.8"),
@@ -51,7 +51,8 @@ def compute(ctx: Context) -> dict[str, float]:
               grad_bytes=q["train_grad_bytes_per_param"], optimizer_bytes=q["train_optimizer_bytes_per_param"],
               model_parallel=mp)
     static = {s: zr.zero_per_gpu_GB(stage=s, **kw) for s in zr.STAGES}
-    act = q["train_activations_GB"] / t.tp
+    # a per-GPU override is taken as given; computed activations are split over TP
+    act = q["train_activations_GB"] / t.tp if t.act_GB is None else float(t.act_GB)
     ovh = q["train_overhead_GB"]
     hbm = float(ctx.gpu.hbm_GB)
     total = {s: static[s] + act + ovh for s in zr.STAGES}

@@ -30,7 +30,7 @@ ITEMS = {
     "zero3_static_per_gpu_GB": f"={_PER_MP}*{{train_static_bytes_per_param}}/{_N}/c_GB",
     "zero_static_per_gpu_GB": f"=CHOOSE({_STAGE},{{zero0_static_per_gpu_GB}},{{zero1_static_per_gpu_GB}},"
     "{zero2_static_per_gpu_GB},{zero3_static_per_gpu_GB})",
-    "zero_act_per_gpu_GB": "={train_activations_GB}/{training.tp}",
+    "zero_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),{train_activations_GB}/{training.tp},{training.act_GB})",
     "zero_total_per_gpu_GB": "={zero_static_per_gpu_GB}+{zero_act_per_gpu_GB}+{train_overhead_GB}",
     # chart components: ZeRO-1 shards the optimizer states, ZeRO-2 also gradients, ZeRO-3 also weights
     "zero_weights_GB": f"={_PER_MP}*{_W}/CHOOSE({_STAGE},1,1,1,{_N})/c_GB",
