@@ -1,0 +1,112 @@
+"""Engine parity, determinism, live edits and a negative test of `workbook verify`."""
+
+from __future__ import annotations
+
+import shutil
+
+import openpyxl
+import pytest
+
+from workbook.build import build
+from workbook.engines import available_engines, recalculate
+from workbook.readback import read_workbook
+from workbook.scenario.sample import random_scenarios
+from workbook.verify import verify
+
+HAVE_LO = "libreoffice" in available_engines()
+needs_lo = pytest.mark.skipif(not HAVE_LO, reason="LibreOffice not installed (CI installs it)")
+
+
+def _assert_ok(report):
+    assert report.ok, "\n".join(str(m) for m in report.mismatches[:20])
+
+
+def test_verify_default_with_formulas_engine(built):
+    _assert_ok(verify(built[0], ["formulas"]))
+
+
+@needs_lo
+def test_verify_default_with_libreoffice(built):
+    report = verify(built[0], ["libreoffice"])
+    _assert_ok(report)
+    assert report.cells_checked > 1000
+
+
+@pytest.fixture(scope="module")
+def random_book(tmp_path_factory, catalog):
+    path = tmp_path_factory.mktemp("rnd") / "random.xlsx"
+    scenarios = random_scenarios(catalog, 25, seed=2026)
+    build(path, scenarios, catalog, [("Scenarios", "25 random, seed 2026")])
+    return path, scenarios
+
+
+def test_random_scenarios_cover_the_space(random_book, catalog):
+    _, scs = random_book
+    assert {s.gpu for s in scs} == set(catalog.gpus)
+    assert {s.training.zero_stage for s in scs} == {0, 1, 2, 3}
+    assert {s.training.recompute for s in scs} == {"none", "selective", "full"}
+    assert {catalog.models[s.model].moe for s in scs} == {True, False}
+
+
+@needs_lo
+def test_verify_random_with_libreoffice(random_book):
+    _assert_ok(verify(random_book[0], ["libreoffice"]))
+
+
+def test_verify_random_with_formulas_engine(random_book):
+    _assert_ok(verify(random_book[0], ["formulas"]))
+
+
+def test_build_is_deterministic(tmp_path, catalog):
+    from workbook.scenario import load_scenarios
+    from tests.build.conftest import SHIPPED
+
+    a, b = tmp_path / "a" / "wb.xlsx", tmp_path / "b" / "wb.xlsx"  # same name: the footer shows it
+    build(a, load_scenarios(SHIPPED), catalog, [("x", "y")])
+    build(b, load_scenarios(SHIPPED), catalog, [("x", "y")])
+    assert a.read_bytes() == b.read_bytes()
+
+
+def _cell(wb, sheet, key, col_index):
+    from workbook.readback import key_rows
+
+    row = key_rows(wb[sheet])[key]
+    return wb[sheet].cell(row + 1, 5 + col_index)
+
+
+@needs_lo
+def test_live_edits_recompute_in_libreoffice(built, tmp_path):
+    """Change a price, the GPU and the token count; LibreOffice must give the edited scenario's values."""
+    path = tmp_path / "edited.xlsx"
+    shutil.copy(built[0], path)
+    wb = openpyxl.load_workbook(path)
+    before = openpyxl.load_workbook(path, data_only=True)
+    _cell(wb, "Plan", "cost.gpu_hour_usd", 0).value = 9.5
+    _cell(wb, "Plan", "gpu", 0).value = "h100"
+    _cell(wb, "Plan", "training.tokens", 0).value = 3.0e12
+    wb.save(path)
+    report = verify(path, ["libreoffice"])
+    _assert_ok(report)
+    values = recalculate(path, "libreoffice")
+    cost = _cell(wb, "Cost", "train_cost_usd", 0)
+    old = _cell(before, "Cost", "train_cost_usd", 0).value
+    new = values[("Cost", cost.coordinate)]
+    assert new != pytest.approx(old)
+    rb = read_workbook(path)
+    assert rb.scenarios[0].gpu == "h100" and rb.scenarios[0].cost.gpu_hour_usd == 9.5
+
+
+@pytest.mark.parametrize("engine", ["formulas"] + (["libreoffice"] if HAVE_LO else []))
+def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine):
+    path = tmp_path / "tampered.xlsx"
+    wb = openpyxl.load_workbook(built[0])
+    target = _cell(wb, "ZeRO", "zero_total_per_gpu_GB", 1)
+    target.value = "=(" + target.value[1:] + ")*2"
+    const = _cell(wb, "Cost", "train_cost_usd", 0)
+    const.value = 123.0
+    wb.save(path)
+    report = verify(path, [engine])
+    assert not report.ok
+    cells = {(m.sheet, m.cell) for m in report.mismatches}
+    assert ("ZeRO", target.coordinate) in cells
+    assert ("Cost", const.coordinate) in cells

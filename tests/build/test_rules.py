@@ -1,0 +1,186 @@
+"""workbook-rules.md over the built file; each rule also shown to fail on a file that breaks it."""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+
+from workbook import __version__
+from workbook.audit import rules
+from workbook.calc import registry
+
+
+@pytest.fixture(scope="module")
+def wb(built):
+    return openpyxl.load_workbook(built[0])
+
+
+@pytest.mark.parametrize("rule", rules.ALL_RULES, ids=lambda r: r.__name__)
+def test_rule_holds_on_built_file(wb, rule):
+    assert rule(wb) == []
+
+
+def test_inputs_styled_unlocked_validated(wb, built):
+    inputs = [(c.sheet, c.coord) for c in built[1].cells.by_role("input")]
+    assert len(inputs) > 100
+    assert rules.inputs_styled_validated(wb, inputs) == []
+
+
+def test_numbers_typed_only_into_input_or_constant_cells(wb, built):
+    roles = {(c.sheet, c.coord): c.role for c in built[1].cells.cells}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if isinstance(c.value, (int, float)) and not isinstance(c.value, bool):
+                    assert roles.get((ws.title, c.coordinate)) in ("input", "constant"), f"{ws.title}!{c.coordinate}"
+    # and the registry's formula cells are formulas in the file
+    for rec in built[1].cells.by_role("calc", "link", "check"):
+        v = wb[rec.sheet][rec.coord].value
+        assert isinstance(v, str) and v.startswith("="), f"{rec.sheet}!{rec.coord}"
+
+
+def test_every_quantity_is_a_formula_row(built):
+    placed = built[1].layout.rows
+    missing = [n for n in registry() if n not in placed]
+    assert not missing
+
+
+def test_cached_values_are_the_reference_values(built, catalog):
+    from workbook.build import plan_scenarios
+    from workbook.scenario import load_scenarios
+    from tests.build.conftest import SHIPPED
+
+    path, book = built
+    results = [p.results for p in plan_scenarios(load_scenarios(SHIPPED), catalog)]
+    wbv = openpyxl.load_workbook(path, data_only=True)
+    for rec in book.cells.by_role("calc", "link", "check"):
+        if rec.key not in results[0]:
+            continue
+        got = wbv[rec.sheet][rec.coord].value
+        want = results[rec.scenario][rec.key]
+        assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (rec.sheet, rec.coord, got, want)
+
+
+def test_checks_master_references_every_check_and_cover_shows_it(wb, built):
+    checks = [n for n, e in registry().items() if e.module == "checks"]
+    sheet, master_row = built[1].layout.rows["master_check"]
+    formula = wb[sheet].cell(master_row + 1, 5).value
+    rows = [built[1].layout.rows[n][1] + 1 for n in checks]
+    assert formula.startswith("=SUM(E") and f"{min(rows)}:" in formula and formula.endswith(f"{max(rows)})")
+    wbv = openpyxl.load_workbook(built[0], data_only=True)
+    cover = [c.value for row in wbv["Cover"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert "ALL CHECKS PASS" in cover
+    assert any("master_check_cell" in str(c.value) for row in wb["Cover"].iter_rows() for c in row)
+
+
+def test_provenance_on_cover_and_in_document_properties(wb):
+    texts = [c.value for row in wb["Cover"].iter_rows() for c in row if isinstance(c.value, str)]
+    assert "Tool version" in texts and __version__ in texts and "Catalogue hash" in texts
+    props = {p.name: p.value for p in wb.custom_doc_props.props}
+    assert props["tool_version"] == __version__ and "Catalogue hash" in props
+
+
+def test_sheet_titles_and_order(wb):
+    assert wb.sheetnames == ["Cover", "Hardware", "Models", "Plan", "Training Memory", "ZeRO", "KV Cache",
+                             "Comm", "Storage", "Inference", "Cost", "Checks"]
+    assert all(len(t) <= 31 for t in wb.sheetnames)
+
+
+
+def test_charts_in_file(built):
+    import zipfile
+
+    names = zipfile.ZipFile(built[0]).namelist()
+    assert len([n for n in names if n.startswith("xl/charts/chart")]) >= 3
+
+
+# -- each rule fails on a file that breaks it -------------------------------------------------
+def _first_formula(wb, sheet="ZeRO"):
+    for row in wb[sheet].iter_rows(min_row=6, min_col=5, max_col=5):
+        if isinstance(row[0].value, str) and row[0].value.startswith("="):
+            return row[0]
+    raise AssertionError("no formula")
+
+
+def _break_literal(wb):
+    c = _first_formula(wb)
+    c.value = c.value + "*1000"
+
+
+def _break_function(wb):
+    c = _first_formula(wb)
+    c.value = "=OFFSET(" + c.value[1:] + ",0,0)"
+
+
+def _break_nested_if(wb):
+    c = _first_formula(wb)
+    c.value = "=IF(1,IF(0,1,0),0)"
+
+
+def _break_lock(wb):
+    from openpyxl.styles import Protection
+
+    _first_formula(wb).protection = Protection(locked=False)
+
+
+def _break_shift(wb):
+    c = _first_formula(wb)
+    wb[c.parent.title].cell(c.row, c.column + 1).value = "=1"
+
+
+def _break_forward(wb):
+    c = _first_formula(wb, "Plan")
+    c.value = "=Cost!E6"
+
+
+def _break_hidden(wb):
+    wb["Models"].sheet_state = "hidden"
+
+
+def _break_label(wb):
+    ws = wb["ZeRO"]
+    c = _first_formula(wb)
+    ws.cell(c.row, 2).value = None
+
+
+def _break_protection(wb):
+    wb["Cost"].protection.sheet = False
+
+
+BREAKERS = [
+    (_break_literal, rules.no_literals),
+    (_break_function, rules.allowed_functions),
+    (_break_nested_if, rules.allowed_functions),
+    (_break_lock, rules.formulas_locked_sheets_protected),
+    (_break_protection, rules.formulas_locked_sheets_protected),
+    (_break_shift, rules.one_formula_per_row),
+    (_break_forward, rules.references_flow_forward),
+    (_break_hidden, rules.nothing_hidden),
+    (_break_label, rules.labels_units_sources),
+]
+
+
+@pytest.mark.parametrize("breaker,rule", BREAKERS, ids=lambda x: x.__name__)
+def test_rule_fails_on_broken_file(built, tmp_path, breaker, rule):
+    wb = openpyxl.load_workbook(built[0])
+    breaker(wb)
+    path = tmp_path / "broken.xlsx"
+    wb.save(path)
+    assert rule(openpyxl.load_workbook(path)) != []
+
+
+def test_text_stays_text(tmp_path, catalog):
+    """Rule 15: a catalogue name or description that looks like a formula is written as text."""
+    from workbook.build import build
+    from workbook.scenario import load_scenarios
+    from tests.build.conftest import SHIPPED
+
+    gpu = catalog.gpus["h800"].model_copy(update={"name": "=HYPERLINK(\"http://x\")"})
+    evil = catalog.model_copy(update={"gpus": {**catalog.gpus, "h800": gpu}})
+    path = tmp_path / "evil.xlsx"
+    build(path, load_scenarios(SHIPPED[:1]), evil, [])
+    ws = openpyxl.load_workbook(path)["Hardware"]
+    cells = [c for row in ws.iter_rows() for c in row if c.value == "=HYPERLINK(\"http://x\")"]
+    assert cells and all(c.data_type == "s" for c in cells)

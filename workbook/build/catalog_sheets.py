@@ -1,0 +1,150 @@
+"""Hardware and Models sheets: the Constants block, the spec lookup tables, and the catalogue
+tables (one row per GPU or model, one column per field, with source and as-of columns).
+
+Every table column gets a workbook-scoped defined name (``gpu_<field>``, ``model_<field>``,
+``c_<constant>``, ``t_<table>_<column>``) that the line items look up with INDEX/MATCH.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbook.build.writer import Writer
+
+GPU_SHEET = "Hardware"
+MODEL_SHEET = "Models"
+META_FIELDS = ("source", "as_of", "field_sources")
+
+
+def table_fields(records: list[Any]) -> list[str]:
+    """Field names of a catalogue table: id and name first, provenance last."""
+    fields = list(type(records[0]).model_fields)
+    head = [f for f in ("id", "name") if f in fields]
+    body = [f for f in fields if f not in head and f not in META_FIELDS]
+    tail = [f for f in ("source", "as_of") if f in fields]
+    return head + body + tail
+
+
+def _cell_value(v: Any) -> Any:
+    if isinstance(v, bool):
+        return 1 if v else 0
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v
+
+
+def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: int) -> int:
+    """The Constants block (label, unit, source, key, value), then the lookup tables. Returns next row."""
+    sheet = GPU_SHEET
+    row = start_row
+    w.text(sheet, row, 0, "Constants (unit factors and spec factors; locked)", "block", "label")
+    row += 1
+    for col, head in enumerate(("Constant", "Unit", "Source", "Key", "Value")):
+        w.text(sheet, row, col, head, "header", "header")
+    row += 1
+    for name, value, unit, label, source in constants:
+        w.text(sheet, row, 0, label, "label", "label")
+        w.text(sheet, row, 1, unit, "unit", "unit")
+        w.text(sheet, row, 2, source, "source", "source")
+        w.text(sheet, row, 3, f"c_{name}", "key", "key")
+        w.number(sheet, row, 4, value, "constant", "constant", key=f"c_{name}", num_format="General")
+        w.define(f"c_{name}", sheet, row, 4)
+        row += 1
+    for tname, (key_col, rows, source) in tables.items():
+        row += 1
+        columns = list(rows[0][1])
+        w.text(sheet, row, 0, f"Table {tname} ({source})", "block", "label")
+        row += 1
+        w.text(sheet, row, 3, key_col, "header", "header")
+        for j, c in enumerate(columns):
+            w.text(sheet, row, 4 + j, c, "header", "header")
+        first = row + 1
+        for k, vals in rows:
+            row += 1
+            w.text(sheet, row, 3, k, "key", "constant", key=f"t_{tname}_{key_col}")
+            for j, c in enumerate(columns):
+                w.number(sheet, row, 4 + j, vals[c], "constant", "constant", key=f"t_{tname}_{c}", num_format="General")
+        w.define(f"t_{tname}_{key_col}", sheet, first, 3, row)
+        for j, c in enumerate(columns):
+            w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
+        row += 1
+    return row + 1
+
+
+def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[Any], start_row: int) -> tuple[int, list[str]]:
+    """A catalogue table of input cells. Returns the next free row and the field order."""
+    fields = table_fields(records)
+    ws = w.ws[sheet]
+    row = start_row
+    w.text(sheet, row, 0, title, "block", "label")
+    row += 1
+    for col, f in enumerate(fields):
+        w.text(sheet, row, col, f, "header", "header")
+    first = row + 1
+    for rec in records:
+        row += 1
+        for col, f in enumerate(fields):
+            v = _cell_value(getattr(rec, f))
+            if f in ("id", "source", "as_of") or isinstance(v, str):
+                if f == "id":
+                    w.text(sheet, row, col, v, "text", "text", key=f"{prefix}_{f}")
+                else:
+                    w.text(sheet, row, col, v, "input_text", "input", key=f"{prefix}_{f}")
+            elif v is None:
+                w.blank(sheet, row, col, "input", "input", key=f"{prefix}_{f}")
+            else:
+                w.number(sheet, row, col, v, "input", "input", key=f"{prefix}_{f}", num_format="General")
+    last = row
+    for col, f in enumerate(fields):
+        w.define(f"cat_{prefix}_{f}", sheet, first, col, last)
+        kind = _column_kind(records, f)
+        if kind == "number":
+            ws.data_validation(first, col, last, col, {
+                "validate": "decimal", "criteria": ">=", "value": 0,
+                "error_title": "Catalogue value", "error_message": f"{f}: a number >= 0",
+            })
+        elif kind == "bool":
+            ws.data_validation(first, col, last, col, {
+                "validate": "integer", "criteria": "between", "minimum": 0, "maximum": 1,
+                "error_title": "Catalogue flag", "error_message": f"{f}: 1 (yes) or 0 (no)",
+            })
+        elif f != "id":
+            ws.data_validation(first, col, last, col, {"validate": "length", "criteria": "<=", "value": 500})
+    ws.set_column(0, 0, 18)
+    ws.set_column(1, len(fields) - 1, 14)
+    ws.freeze_panes(first, 1)
+    return last + 2, fields
+
+
+def _column_kind(records: list[Any], f: str) -> str:
+    values = [getattr(r, f) for r in records if getattr(r, f) is not None]
+    if values and all(isinstance(v, bool) for v in values):
+        return "bool"
+    if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        return "number"
+    return "text"
+
+
+def write_defaults(w: Writer, defaults, start_row: int) -> int:
+    """The catalogue defaults (inputs), each a defined name ``d_<key>``. Returns the next free row."""
+    sheet = GPU_SHEET
+    row = start_row
+    w.text(sheet, row, 0, "Defaults (catalog/defaults.yaml; scenario inputs left empty take these)", "block", "label")
+    row += 1
+    for col, head in enumerate(("Default", "Unit", "Source", "Key", "Value", "As of")):
+        w.text(sheet, row, col, head, "header", "header")
+    first = row + 1
+    for key, rec in sorted(defaults.records.items()):
+        row += 1
+        w.text(sheet, row, 0, (rec.notes or key.replace("_", " "))[:120], "label", "label")
+        w.text(sheet, row, 1, rec.unit, "unit", "unit")
+        w.text(sheet, row, 2, rec.source, "source", "source")
+        w.text(sheet, row, 3, key, "key", "key")
+        w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format="General")
+        w.text(sheet, row, 5, rec.as_of.isoformat(), "source", "source")
+        w.define(f"d_{key}", sheet, row, 4)
+    w.ws[sheet].data_validation(first, 4, row, 4, {
+        "validate": "decimal", "criteria": ">=", "value": 0,
+        "error_title": "Default value", "error_message": "a number >= 0",
+    })
+    return row + 2

@@ -1,0 +1,35 @@
+"""A registry of every cell the builder writes, with its role, so tests can compare file and intent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+ROLES = ("input", "constant", "calc", "link", "check", "label", "unit", "source", "key", "header", "output", "text")
+
+
+@dataclass(frozen=True)
+class CellRecord:
+    sheet: str
+    row: int
+    col: int
+    role: str
+    key: str = ""
+    scenario: int | None = None
+
+    @property
+    def coord(self) -> str:
+        return xl_rowcol_to_cell(self.row, self.col)
+
+
+@dataclass
+class CellRegistry:
+    cells: list[CellRecord] = field(default_factory=list)
+
+    def add(self, sheet: str, row: int, col: int, role: str, key: str = "", scenario: int | None = None) -> None:
+        assert role in ROLES, role
+        self.cells.append(CellRecord(sheet, row, col, role, key, scenario))
+
+    def by_role(self, *roles: str) -> list[CellRecord]:
+        return [c for c in self.cells if c.role in roles]

@@ -1,0 +1,89 @@
+"""Where every row goes, and how a formula template becomes an Excel formula for one column.
+
+Calculation sheets share one column layout (workbook-rules.md rule 14): A label, B unit,
+C source (spec section), D key (the quantity name), then one column per scenario from E.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+
+from workbook.calc import SHEETS
+
+SHEET_ORDER = [
+    "Cover",
+    "Hardware",
+    "Models",
+    "Plan",
+    "Training Memory",
+    "ZeRO",
+    "KV Cache",
+    "Comm",
+    "Storage",
+    "Inference",
+    "Cost",
+    "Checks",
+]
+#: calc module -> sheet it is laid out on (data-flow order)
+MODULE_SHEET = SHEETS
+COL_LABEL, COL_UNIT, COL_SOURCE, COL_KEY, FIRST_VALUE_COL = 0, 1, 2, 3, 4
+HEADER_ROW = 3  # 0-based: row 4 holds the column headers
+FIRST_ROW = 4
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+
+
+class LayoutError(ValueError):
+    """A template that cannot be placed: unknown name, or a reference that points forward."""
+
+
+def quote_sheet(title: str) -> str:
+    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title
+
+
+def value_col(index: int) -> int:
+    return FIRST_VALUE_COL + index
+
+
+def value_col_name(index: int) -> str:
+    return xl_col_to_name(value_col(index))
+
+
+@dataclass
+class Layout:
+    """Row of every named thing (quantity or input key) on its sheet."""
+
+    rows: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (sheet, 0-based row)
+    next_row: dict[str, int] = field(default_factory=dict)
+
+    def place(self, sheet: str, name: str | None = None, skip: int = 0) -> int:
+        row = self.next_row.get(sheet, FIRST_ROW) + skip
+        self.next_row[sheet] = row + 1
+        if name is not None:
+            if name in self.rows:
+                raise LayoutError(f"{name!r} placed twice")
+            self.rows[name] = (sheet, row)
+        return row
+
+    def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
+        """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
+        if name not in self.rows:
+            raise LayoutError(f"unknown name {{{name}}}")
+        sheet, row = self.rows[name]
+        order = SHEET_ORDER.index
+        if sheet == from_sheet:
+            if row >= from_row:
+                raise LayoutError(f"{{{name}}} is at or below row {from_row + 1} of {sheet}")
+            return xl_rowcol_to_cell(row, value_col(index))
+        if order(sheet) > order(from_sheet):
+            raise LayoutError(f"{{{name}}} on {sheet} comes after {from_sheet}")
+        return f"{quote_sheet(sheet)}!{xl_rowcol_to_cell(row, value_col(index))}"
+
+    def render(self, template: str, index: int, sheet: str, row: int) -> str:
+        """The template's Excel formula for scenario column *index*."""
+        if not template.startswith("="):
+            raise LayoutError(f"template must start with '=': {template!r}")
+        return _PLACEHOLDER.sub(lambda m: self.ref(m.group(1), index, sheet, row), template)

@@ -1,0 +1,72 @@
+"""Lay out the calculation modules' line items: one row per quantity, one formula per row.
+
+The label, unit and section come from the quantity registry (workbook.calc); the formula template
+comes from workbook.sheets.<module>.ITEMS; the cached value is the reference result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from workbook.build import styles
+from workbook.build.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
+from workbook.build.writer import Writer
+
+BLOCK_TITLES = {
+    "selection": "Selected GPU and model (looked up in the catalogue)",
+    "hardware": "Hardware of the selected GPU (17.1)",
+    "models": "Parameters and FLOPs of the selected model (17.2, 17.3)",
+    "plan": "Training plan: time, GPU count, batch and layout (17.5, 17.9.4)",
+    "train_memory": "Training memory ledger (17.4.1-17.4.7)",
+    "zero": "ZeRO sharding per GPU (17.4.8)",
+    "kv_cache": "KV cache and inference memory (17.4.9-17.4.12)",
+    "comm": "Network communication (17.6)",
+    "storage": "Storage IO (17.7)",
+    "inference": "Inference latency and throughput (17.8)",
+    "cost": "Cost (17.5.9, 17.8.11, 17.9)",
+    "checks": "Checks (0 = pass)",
+}
+_LITERAL = re.compile(r"(?<![A-Za-z_$.0-9])(\d+\.?\d*(?:[eE][+-]?\d+)?)(?![A-Za-z_(0-9])")
+
+
+def items_of(module: str) -> dict[str, str]:
+    return importlib.import_module(f"workbook.sheets.{module}").ITEMS
+
+
+def check_template(name: str, template: str) -> None:
+    """No literals but 0, 1 and -1 (rule 1); names and strings are skipped."""
+    stripped = re.sub(r'"[^"]*"', '""', template)
+    stripped = re.sub(r"\{[^}]*\}", "X", stripped)
+    for m in _LITERAL.finditer(stripped):
+        if m.group(1) not in ("0", "1"):
+            raise LayoutError(f"{name}: literal {m.group(1)} in formula {template!r}; use a c_ constant")
+
+
+def write_module(w: Writer, module: str, quantities: list, results: list[dict[str, float]]) -> None:
+    sheet = MODULE_SHEET[module]
+    items = items_of(module)
+    missing = [q.name for q in quantities if q.name not in items]
+    if missing:
+        raise LayoutError(f"workbook.sheets.{module}: no formula for {missing}")
+    lay = w.book.layout
+    row = lay.place(sheet, skip=0 if lay.next_row.get(sheet) is None else 1)
+    w.text(sheet, row, COL_LABEL, BLOCK_TITLES[module], "block", "label")
+    for q in quantities:
+        template = items[q.name]
+        check_template(q.name, template)
+        row = lay.place(sheet, q.name)
+        w.text(sheet, row, COL_LABEL, q.label, "label", "label")
+        w.text(sheet, row, COL_UNIT, q.unit, "unit", "unit")
+        w.text(sheet, row, COL_SOURCE, q.section, "source", "source")
+        w.text(sheet, row, COL_KEY, q.name, "key", "key")
+        values = [r[q.name] for r in results]
+        num_format = styles.number_format(values)
+        for i, value in enumerate(values):
+            formula = lay.render(template, i, sheet, row)
+            role = "check" if module == "checks" else ("link" if _is_link(formula) else "calc")
+            w.formula(sheet, row, value_col(i), formula, value, role, key=q.name, num_format=num_format, scenario=i)
+
+
+def _is_link(formula: str) -> bool:
+    return re.fullmatch(r"=(?:'[^']+'|[A-Za-z_]+)!\$?[A-Z]+\$?\d+", formula) is not None
