@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import xlsxwriter
-from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
+from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.build import styles
 from workbook.build.cells import CellRegistry
@@ -24,9 +24,7 @@ from workbook.build.layout import (
     COL_LABEL,
     COL_SOURCE,
     COL_UNIT,
-    FIRST_ROW,
     HEADER_ROW,
-    MODULE_SHEET,
     SHEET_ORDER,
     Layout,
     quote_sheet,
@@ -150,8 +148,4 @@ def atomic_output(path: Path):
     return Path(tmp), commit, abort
 
 
-def col_name(col: int) -> str:
-    return xl_col_to_name(col)
-
-
-__all__ = ["Book", "Writer", "atomic_output", "col_name", "MODULE_SHEET", "FIRST_ROW"]
+__all__ = ["Book", "Writer", "atomic_output"]
