@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbook.build import build
+from workbook.writer import build
 from workbook.catalog import load_catalog
 from workbook.engines import available_engines
 from workbook.scenario import load_scenarios

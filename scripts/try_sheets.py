@@ -14,7 +14,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from workbook.build import line_items
+from workbook.writer import line_items
 from workbook.calc import SHEETS
 
 
@@ -34,7 +34,7 @@ def main() -> int:
     def write_module(w, module, quantities, results):
         if module not in stubbed:
             return real_write(w, module, quantities, results)
-        from workbook.build.layout import MODULE_SHEET, value_col
+        from workbook.writer.layout import MODULE_SHEET, value_col
 
         sheet = MODULE_SHEET[module]
         lay = w.book.layout
@@ -46,7 +46,7 @@ def main() -> int:
                 w.number(sheet, row, value_col(i), r[q.name], "calc", "calc", key=q.name)
 
     line_items.write_module = write_module
-    import workbook.build as b
+    import workbook.writer as b
 
     b.write_module = write_module
     if "checks" in stubbed:

@@ -71,7 +71,7 @@ def _scenario_files(args) -> list[Path]:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
-    from workbook.build import build, files_hash
+    from workbook.writer import build, files_hash
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 

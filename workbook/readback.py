@@ -14,7 +14,7 @@ from typing import Any
 import openpyxl
 from pydantic import ValidationError
 
-from workbook.build.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW
+from workbook.writer.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW
 from workbook.errors import InputError
 
 INPUT_SHEET = "Plan"
@@ -110,7 +110,7 @@ def _set(d: dict, dotted: str, value: Any) -> None:
 
 def read_workbook(path: Path | str) -> ReadBack:
     """Scenarios (from the Plan inputs) and catalogue (Hardware, Models sheets) of a workbook."""
-    from workbook.build.inputs import input_rows
+    from workbook.writer.inputs import input_rows
     from workbook.scenario.model import Scenario
 
     wb = openpyxl.load_workbook(path, data_only=False)

@@ -12,7 +12,7 @@ from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 from openpyxl.formula.translate import Translator
 
-from workbook.build.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
+from workbook.writer.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
 
 ALLOWED_FUNCTIONS = {
     "SUM", "AVERAGE", "MAX", "MIN", "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR", "INT", "TRUNC",

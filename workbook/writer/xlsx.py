@@ -17,9 +17,9 @@ from typing import Any
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook.build import styles
-from workbook.build.cells import CellRegistry
-from workbook.build.layout import (
+from workbook.writer import styles
+from workbook.writer.cells import CellRegistry
+from workbook.writer.layout import (
     COL_KEY,
     COL_LABEL,
     COL_SOURCE,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbook.build import build
+from workbook.writer import build
 from workbook.catalog import load_catalog
 from workbook.scenario import load_scenarios
 

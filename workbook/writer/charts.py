@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from workbook.build.layout import HEADER_ROW, value_col
-from workbook.build.writer import Writer
+from workbook.writer.layout import HEADER_ROW, value_col
+from workbook.writer.xlsx import Writer
 
 #: (title, y-axis title, chart type, [quantity names as series], sheet the chart sits on, anchor column offset)
 CHARTS = [

@@ -48,9 +48,9 @@ def test_every_quantity_is_a_formula_row(built):
 
 
 def test_cached_values_are_the_reference_values(built, catalog):
-    from workbook.build import plan_scenarios
+    from workbook.writer import plan_scenarios
     from workbook.scenario import load_scenarios
-    from tests.build.conftest import SHIPPED
+    from tests.writer.conftest import SHIPPED
 
     path, book = built
     results = [p.results for p in plan_scenarios(load_scenarios(SHIPPED), catalog)]
@@ -173,9 +173,9 @@ def test_rule_fails_on_broken_file(built, tmp_path, breaker, rule):
 
 def test_text_stays_text(tmp_path, catalog):
     """Rule 15: a catalogue name or description that looks like a formula is written as text."""
-    from workbook.build import build
+    from workbook.writer import build
     from workbook.scenario import load_scenarios
-    from tests.build.conftest import SHIPPED
+    from tests.writer.conftest import SHIPPED
 
     gpu = catalog.gpus["h800"].model_copy(update={"name": "=HYPERLINK(\"http://x\")"})
     evil = catalog.model_copy(update={"gpus": {**catalog.gpus, "h800": gpu}})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbook.build.inputs import InputRow, input_rows
-from workbook.build.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, value_col
-from workbook.build.writer import Writer
+from workbook.writer.inputs import InputRow, input_rows
+from workbook.writer.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, value_col
+from workbook.writer.xlsx import Writer
 
 SHEET = "Plan"
 SOURCE = {

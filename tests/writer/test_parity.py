@@ -7,7 +7,7 @@ import shutil
 import openpyxl
 import pytest
 
-from workbook.build import build
+from workbook.writer import build
 from workbook.engines import available_engines, recalculate
 from workbook.readback import read_workbook
 from workbook.scenario.sample import random_scenarios
@@ -59,7 +59,7 @@ def test_verify_random_with_formulas_engine(random_book):
 
 def test_build_is_deterministic(tmp_path, catalog):
     from workbook.scenario import load_scenarios
-    from tests.build.conftest import SHIPPED
+    from tests.writer.conftest import SHIPPED
 
     a, b = tmp_path / "a" / "wb.xlsx", tmp_path / "b" / "wb.xlsx"  # same name: the footer shows it
     build(a, load_scenarios(SHIPPED), catalog, [("x", "y")])

@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 import re
 
-from workbook.build import styles
-from workbook.build.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
-from workbook.build.writer import Writer
+from workbook.writer import styles
+from workbook.writer.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
+from workbook.writer.xlsx import Writer
 
 BLOCK_TITLES = {
     "selection": "Selected GPU and model (looked up in the catalogue)",

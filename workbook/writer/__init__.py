@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbook.build.catalog_sheets import GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table
-from workbook.build.charts import add_charts
-from workbook.build.cover import write_cover
-from workbook.build.layout import COL_KEY, HEADER_ROW, MODULE_SHEET, SHEET_ORDER, quote_sheet, value_col
-from workbook.build.line_items import write_module
-from workbook.build.inputs import input_values
-from workbook.build.plan_inputs import write_inputs
+from workbook.writer.catalog_sheets import GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table
+from workbook.writer.charts import add_charts
+from workbook.writer.cover import write_cover
+from workbook.writer.layout import COL_KEY, HEADER_ROW, MODULE_SHEET, SHEET_ORDER, quote_sheet, value_col
+from workbook.writer.line_items import write_module
+from workbook.writer.inputs import input_values
+from workbook.writer.plan_inputs import write_inputs
 from workbook import __version__
-from workbook.build.writer import Book, Writer, atomic_output
+from workbook.writer.xlsx import Book, Writer, atomic_output
 
 DEFAULT_OUTPUT = Path("out/ai-infra-workbook.xlsx")
 
@@ -132,7 +132,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
 def _write_master(w: Writer, results: list[dict[str, float]]) -> bool:
     """Master check on the Checks sheet: the sum of every check of every scenario (0 = pass)."""
     from workbook.calc import registry
-    from workbook.build.layout import LayoutError
+    from workbook.writer.layout import LayoutError
 
     check_names = [n for n, e in registry().items() if e.module == "checks"]
     if not check_names:
@@ -157,7 +157,7 @@ def _write_master(w: Writer, results: list[dict[str, float]]) -> bool:
 
 
 def _check_formats(w: Writer, first: int, last: int, master_row: int, n: int) -> None:
-    from workbook.build import styles
+    from workbook.writer import styles
 
     ws = w.ws["Checks"]
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT})

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from workbook import __version__
-from workbook.build.styles import LEGEND
-from workbook.build.writer import Writer
+from workbook.writer.styles import LEGEND
+from workbook.writer.xlsx import Writer
 
 SHEET = "Cover"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbook.build.writer import Writer
+from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
 MODEL_SHEET = "Models"
