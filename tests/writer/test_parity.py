@@ -8,6 +8,7 @@ import openpyxl
 import pytest
 
 from workbook.writer import build
+from workbook.writer.layout import value_col
 from workbook.engines import available_engines, recalculate
 from workbook.readback import read_workbook
 from workbook.scenario.sample import random_scenarios
@@ -71,7 +72,7 @@ def _cell(wb, sheet, key, col_index):
     from workbook.readback import key_rows
 
     row = key_rows(wb[sheet])[key]
-    return wb[sheet].cell(row + 1, 5 + col_index)
+    return wb[sheet].cell(row + 1, value_col(col_index) + 1)
 
 
 @needs_lo

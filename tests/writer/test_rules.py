@@ -10,6 +10,7 @@ import pytest
 from workbook import __version__
 from workbook.audit import rules
 from workbook.calc import registry
+from workbook.writer.layout import value_col
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +67,9 @@ def test_cached_values_are_the_reference_values(built, catalog):
 def test_checks_master_references_every_check_and_cover_shows_it(wb, built):
     checks = [n for n, e in registry().items() if e.module == "checks"]
     sheet, master_row = built[1].layout.rows["master_check"]
-    formula = wb[sheet].cell(master_row + 1, 5).value
+    formula = wb[sheet].cell(master_row + 1, value_col(0) + 1).value
     rows = [built[1].layout.rows[n][1] + 1 for n in checks]
-    assert formula.startswith("=SUM(E") and f"{min(rows)}:" in formula and formula.endswith(f"{max(rows)})")
+    assert formula.startswith("=SUM(F") and f"{min(rows)}:" in formula and formula.endswith(f"{max(rows)})")
     wbv = openpyxl.load_workbook(built[0], data_only=True)
     cover = [c.value for row in wbv["Cover"].iter_rows() for c in row if isinstance(c.value, str)]
     assert "ALL CHECKS PASS" in cover
@@ -98,7 +99,7 @@ def test_charts_in_file(built):
 
 # -- each rule fails on a file that breaks it -------------------------------------------------
 def _first_formula(wb, sheet="ZeRO"):
-    for row in wb[sheet].iter_rows(min_row=6, min_col=5, max_col=5):
+    for row in wb[sheet].iter_rows(min_row=6, min_col=value_col(0) + 1, max_col=value_col(0) + 1):
         if isinstance(row[0].value, str) and row[0].value.startswith("="):
             return row[0]
     raise AssertionError("no formula")
@@ -132,7 +133,7 @@ def _break_shift(wb):
 
 def _break_forward(wb):
     c = _first_formula(wb, "Plan")
-    c.value = "=Cost!E6"
+    c.value = "=Cost!F6"
 
 
 def _break_hidden(wb):

@@ -12,7 +12,8 @@ from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 from openpyxl.formula.translate import Translator
 
-from workbook.writer.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
+from workbook.writer.layout import (COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, FIRST_VALUE_COL, FIXED_HEADERS, HEADER_ROW,
+                                    SHEET_ORDER)
 
 ALLOWED_FUNCTIONS = {
     "SUM", "AVERAGE", "MAX", "MIN", "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR", "INT", "TRUNC",
@@ -110,15 +111,15 @@ def labels_units_sources(wb) -> list[str]:
     out = []
     for title in CALC_SHEETS:
         ws = wb[title]
-        heads = [ws.cell(HEADER_ROW + 1, i).value for i in range(1, 5)]
-        if heads != ["Line item", "Unit", "Source", "Key"]:
+        heads = tuple(ws.cell(HEADER_ROW + 1, i + 1).value for i in range(len(FIXED_HEADERS)))
+        if heads != FIXED_HEADERS:
             out.append(f"{title}: header {heads}")
         labels = set()
         for r in range(HEADER_ROW + 2, ws.max_row + 1):
             v = ws.cell(r, FIRST_VALUE_COL + 1).value
             if v is None or ws.cell(r, COL_KEY + 1).value is None:
                 continue
-            label, unit, source = (ws.cell(r, i).value for i in (1, 2, 3))
+            label, unit, source = (ws.cell(r, i + 1).value for i in (COL_LABEL, COL_UNIT, COL_SOURCE))
             if not label or not unit or not source:
                 out.append(f"{title}!A{r}: label/unit/source missing")
             if label in labels:
@@ -150,11 +151,13 @@ def references_flow_forward(wb) -> list[str]:
 
 
 def nothing_hidden(wb) -> list[str]:
-    """Rule 10: no hidden sheets, rows or columns, no merged cells, no external links."""
+    """Rule 10: no hidden sheets, rows or columns (outline groups aside), no merged cells, no external links."""
     out = [f"{ws.title}: {ws.sheet_state}" for ws in wb.worksheets if ws.sheet_state != "visible"]
     for ws in wb.worksheets:
         out += [f"{ws.title}: row {r} hidden" for r, d in ws.row_dimensions.items() if d.hidden]
-        out += [f"{ws.title}: column {k} hidden" for k, d in ws.column_dimensions.items() if d.hidden]
+        # a collapsed outline group (the Key column) is folded, not hidden: one click opens it
+        out += [f"{ws.title}: column {k} hidden" for k, d in ws.column_dimensions.items()
+                if d.hidden and not d.outline_level]
         out += [f"{ws.title}: merged {m}" for m in ws.merged_cells.ranges]
     if getattr(wb, "_external_links", None):
         out.append("external links present")

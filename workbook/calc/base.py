@@ -14,6 +14,7 @@ class Q:
     unit: str
     label: str
     section: str
+    note: str = ""  # a remark for the Notes column (the unit column holds units only)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from typing import Any
 from workbook.writer.catalog_sheets import GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
-from workbook.writer.layout import COL_KEY, HEADER_ROW, MODULE_SHEET, SHEET_ORDER, quote_sheet, value_col
+from workbook.writer.layout import COL_KEY, COL_SOURCE, COL_UNIT, HEADER_ROW, MODULE_SHEET, SHEET_ORDER, quote_sheet, value_col
 from workbook.writer.line_items import write_module
 from workbook.writer.inputs import input_values
 from workbook.writer.plan_inputs import write_inputs
@@ -147,8 +147,8 @@ def _write_master(w: Writer, results: list[dict[str, float]]) -> bool:
     row = lay.place("Checks", "master_check", skip=1)
     total = sum(r[c] for r in results for c in check_names)
     w.text("Checks", row, 0, "Master check: failed checks over all scenarios (0 = all pass)", "block", "label")
-    w.text("Checks", row, 1, "count", "unit", "unit")
-    w.text("Checks", row, 2, "rules §11", "source", "source")
+    w.text("Checks", row, COL_UNIT, "count", "unit", "unit")
+    w.text("Checks", row, COL_SOURCE, "rules §11", "source", "source")
     w.text("Checks", row, COL_KEY, "master_check", "key", "key")
     w.formula("Checks", row, value_col(0), f"=SUM({rng})", total, "check", key="master_check", num_format="0")
     w.define("master_check_cell", "Checks", row, value_col(0))

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-ROLES = ("input", "constant", "calc", "link", "check", "label", "unit", "source", "key", "header", "output", "text")
+ROLES = ("input", "constant", "calc", "link", "check", "label", "unit", "note", "source", "key", "header", "output", "text")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Where every row goes, and how a formula template becomes an Excel formula for one column.
 
 Calculation sheets share one column layout (workbook-rules.md rule 14): A label, B unit,
-C source (spec section), D key (the quantity name), then one column per scenario from E.
+C notes, D source (spec section), E key (the quantity name; an outline column, collapsed), then
+one column per scenario from F.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ SHEET_ORDER = [
 ]
 #: calc module -> sheet it is laid out on (data-flow order)
 MODULE_SHEET = SHEETS
-COL_LABEL, COL_UNIT, COL_SOURCE, COL_KEY, FIRST_VALUE_COL = 0, 1, 2, 3, 4
+COL_LABEL, COL_UNIT, COL_NOTES, COL_SOURCE, COL_KEY, FIRST_VALUE_COL = 0, 1, 2, 3, 4, 5
+#: the fixed columns' headers, in order
+FIXED_HEADERS = ("Line item", "Unit", "Notes", "Source", "Key")
 HEADER_ROW = 3  # 0-based: row 4 holds the column headers
 FIRST_ROW = 4
 

@@ -10,7 +10,7 @@ import importlib
 import re
 
 from workbook.writer import styles
-from workbook.writer.layout import COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
+from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
 from workbook.writer.xlsx import Writer
 
 BLOCK_TITLES = {
@@ -58,6 +58,7 @@ def write_module(w: Writer, module: str, quantities: list, results: list[dict[st
         row = lay.place(sheet, q.name)
         w.text(sheet, row, COL_LABEL, q.label, "label", "label")
         w.text(sheet, row, COL_UNIT, q.unit, "unit", "unit")
+        w.text(sheet, row, COL_NOTES, q.note, "note", "note")
         w.text(sheet, row, COL_SOURCE, q.section, "source", "source")
         w.text(sheet, row, COL_KEY, q.name, "key", "key")
         values = [r[q.name] for r in results]

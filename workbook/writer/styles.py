@@ -28,6 +28,7 @@ STYLES: dict[str, dict] = {
     "label": {},
     "unit": {"italic": True, "font_color": MUTED_FONT},
     "source": {"font_color": MUTED_FONT, "font_size": 9},
+    "note": {"font_color": MUTED_FONT, "font_size": 9, "text_wrap": True},
     "key": {"font_color": MUTED_FONT, "font_size": 9},
     "text": {},
     "input": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},

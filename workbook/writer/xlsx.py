@@ -22,7 +22,9 @@ from workbook.writer.cells import CellRegistry
 from workbook.writer.layout import (
     COL_KEY,
     COL_LABEL,
+    COL_NOTES,
     COL_SOURCE,
+    FIXED_HEADERS,
     COL_UNIT,
     HEADER_ROW,
     SHEET_ORDER,
@@ -106,15 +108,18 @@ class Writer:
 
     def calc_header(self, sheet: str, scenario_names: list[str]) -> None:
         ws = self.ws[sheet]
-        for col, head in ((COL_LABEL, "Line item"), (COL_UNIT, "Unit"), (COL_SOURCE, "Source"), (COL_KEY, "Key")):
+        for col, head in enumerate(FIXED_HEADERS):
             self.text(sheet, HEADER_ROW, col, head, "header", "header")
         for i, name in enumerate(scenario_names):
             self.text(sheet, HEADER_ROW, value_col(i), name, "header", "header")
         ws.set_column(COL_LABEL, COL_LABEL, 46)
         ws.set_column(COL_UNIT, COL_UNIT, 12)
-        ws.set_column(COL_SOURCE, COL_SOURCE, 12)
-        ws.set_column(COL_KEY, COL_KEY, 26)
-        ws.set_column(value_col(0), value_col(max(len(scenario_names) - 1, 0)), 16)
+        ws.set_column(COL_NOTES, COL_NOTES, 24)
+        ws.set_column(COL_SOURCE, COL_SOURCE, 9)
+        ws.set_column(COL_KEY, COL_KEY, 26, None, {"level": 1, "hidden": True})
+        ws.set_column(value_col(0), value_col(0), 16, None, {"collapsed": True})  # the outline button of Key
+        if len(scenario_names) > 1:
+            ws.set_column(value_col(1), value_col(len(scenario_names) - 1), 16)
         ws.freeze_panes(HEADER_ROW + 1, value_col(0))
 
     def finish_sheet(self, sheet: str, last_col: int, last_row: int, landscape: bool = True) -> None:
