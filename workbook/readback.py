@@ -14,7 +14,7 @@ from typing import Any
 import openpyxl
 from pydantic import ValidationError
 
-from workbook.writer.layout import COL_KEY, FIRST_VALUE_COL, HEADER_ROW
+from workbook.writer.layout import CALC_SHEETS, COL_KEY, FIRST_VALUE_COL, HEADER_ROW
 from workbook.errors import InputError
 
 INPUT_SHEET = "Plan"
@@ -77,14 +77,15 @@ def read_catalog(wb):
     hw = wb["Hardware"]
     gpus = _records(hw, "GPU catalogue", Gpu, "Hardware")
     models = _records(wb["Models"], "Model catalogue", Model, "Models")
+    hw = wb["Defaults"]
     defaults = {}
-    title_row = _find_block(hw, "Defaults")
+    title_row = _find_block(hw, "Defaults (")
     r = title_row + 2
     while hw.cell(r, 4).value not in (None, ""):
         key = hw.cell(r, 4).value
         value = hw.cell(r, 5).value
         if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise InputError(f"default must be a number, got {value!r}", file=f"Hardware!E{r}", field=key)
+            raise InputError(f"default must be a number, got {value!r}", file=f"Defaults!E{r}", field=key)
         defaults[key] = DefaultValue(key=key, value=value, unit=str(hw.cell(r, 2).value),
                                      source=str(hw.cell(r, 3).value), as_of=hw.cell(r, 6).value)
         r += 1
@@ -126,7 +127,7 @@ def read_workbook(path: Path | str) -> ReadBack:
     for col in columns:
         data: dict[str, Any] = {}
         for r in input_rows():
-            row = rows[r.key]
+            row = HEADER_ROW if r.key == "name" else rows[r.key]
             v = plan.cell(row + 1, col + 1).value
             if isinstance(v, str) and v.startswith("="):
                 raise InputError("an input cell holds a formula", file=f"Plan!{plan.cell(row + 1, col + 1).coordinate}",
@@ -138,8 +139,10 @@ def read_workbook(path: Path | str) -> ReadBack:
             e = err.errors()[0]
             loc = ".".join(str(x) for x in e["loc"])
             where = ""
-            if loc in rows:
-                where = plan.cell(rows[loc] + 1, col + 1).coordinate
-            raise InputError(e["msg"], file=f"Plan!{where}" if where else "Plan", field=loc) from None
-    sheet_rows = {ws.title: key_rows(ws) for ws in wb.worksheets if ws.title not in ("Cover", "Hardware", "Models")}
+            if loc == "name" or loc in rows:
+                where = plan.cell((HEADER_ROW if loc == "name" else rows[loc]) + 1, col + 1).coordinate
+            expected = next((r.expectation() for r in input_rows() if r.key == loc), None)
+            msg = "required input left blank" if e.get("input") is None and e["type"] != "value_error" else e["msg"]
+            raise InputError(msg, file=f"Plan!{where}" if where else "Plan", field=loc, expected=expected) from None
+    sheet_rows = {ws.title: key_rows(ws) for ws in wb.worksheets if ws.title in CALC_SHEETS + ("Summary",)}
     return ReadBack(scenarios=scenarios, catalog=catalog, columns=columns, rows=sheet_rows)

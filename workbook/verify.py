@@ -59,34 +59,62 @@ def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tup
     from workbook.calc import compute_resolved, registry
     from workbook.readback import read_workbook
     from workbook.scenario.resolve import resolve
+    from workbook.writer.cover import overall_text
+    from workbook.writer.layout import HEADER_ROW
+    from workbook.writer.status import TEXT_ROWS, status_texts
+    from workbook.writer.summary import summary_values
 
     rb = read_workbook(path)
     reg = registry()
-    results = []
+    results, resolved, model_ids = [], [], []
     for sc in rb.scenarios:
         s, gpu, model = resolve(sc, rb.catalog)
+        resolved.append(s)
+        model_ids.append(model.id)
         results.append(compute_resolved(s, gpu, model, rb.catalog.defaults.as_dict()))
-    checks = [n for n, e in reg.items() if e.module == "checks"]
+    names = [s.name for s in resolved]
+    texts = status_texts(results, rb.columns)
+    summary = summary_values(results, resolved, model_ids, texts["scenario_status"])
     wb = openpyxl.load_workbook(path, data_only=False)
     want: dict[tuple[str, str], object] = {}
     info: dict[tuple[str, str], tuple[str, str]] = {}
     for sheet, rows in rb.rows.items():
-        ws = wb[sheet]
+        for i, col in enumerate(rb.columns):
+            if sheet != "Plan":
+                want[(sheet, xl_rowcol_to_cell(HEADER_ROW, col))] = names[i]
         for key, row in rows.items():
-            if key in reg:
+            source = summary if sheet == "Summary" else (texts if key in TEXT_ROWS else None)
+            if key == "scenario_column":
+                continue  # typed text (the column letters), not a formula
+            if source is not None and key in source:
+                for i, col in enumerate(rb.columns):
+                    want[(sheet, xl_rowcol_to_cell(row, col))] = source[key][i]
+            elif sheet != "Summary" and key in reg:
                 for i, col in enumerate(rb.columns):
                     want[(sheet, xl_rowcol_to_cell(row, col))] = results[i][key]
             elif key == "master_check":
-                want[(sheet, xl_rowcol_to_cell(row, rb.columns[0]))] = sum(r[c] for r in results for c in checks)
-    master = sum(r[c] for r in results for c in checks)
+                want[(sheet, xl_rowcol_to_cell(row, rb.columns[0]))] = sum(r["scenario_failures_count"] for r in results)
+    failed = [r["scenario_failed_flag"] for r in results]
+    cover = wb["Cover"]
+    for row in cover.iter_rows():
+        for c in row:
+            if not (isinstance(c.value, str) and c.value.startswith("=")):
+                continue
+            label = str(cover.cell(c.row, 1).value or "")
+            if "master_check_cell" in c.value:
+                want[("Cover", c.coordinate)] = overall_text(names, texts["scenario_status"], failed)
+            elif label == "Warnings":
+                n = sum(int(r["warnings_count"]) for r in results)
+                want[("Cover", c.coordinate)] = f"{n} warning(s): planning guidelines a plan may break (see Checks)"
+            elif label.startswith("Scenario "):
+                i = int(label.split()[1]) - 1
+                want[("Cover", c.coordinate)] = names[i] if c.column == 2 else texts["scenario_status"][i]
     for ws in wb.worksheets:
         for row in ws.iter_rows():
             for c in row:
                 if isinstance(c.value, str) and c.value.startswith("="):
                     label = ws.cell(c.row, 1).value or ""
                     info[(ws.title, c.coordinate)] = (str(label), c.value)
-                    if ws.title == "Cover" and "master_check_cell" in c.value:
-                        want[(ws.title, c.coordinate)] = "ALL CHECKS PASS" if master == 0 else "CHECKS FAIL: see Checks"
     return want, info
 
 

@@ -24,6 +24,7 @@ def _ctx(cost_kw=None, **training):
     ctx.gpu = GPU
     run(ctx, "kv_cache")
     ctx.q.update(inference.compute(ctx))
+    ctx.q["plan_gpus_to_buy"] = float(ctx.s.training.num_gpus)  # whole nodes: the plan's count is N
     return ctx
 
 

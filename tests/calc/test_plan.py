@@ -37,7 +37,8 @@ def test_gpu_backsolve_and_rounding():
     raw = 6 * P * 1e12 / (10 * 86400 * PEAK * 1e12 * 0.4)  # 118.2
     assert q["plan_gpus_time_raw"] == pytest.approx(raw)
     assert q["plan_gpus_needed"] == 128 and q["plan_gpus_needed_dp"] == 8
-    assert q["plan_gpus_to_buy"] == math.ceil(128 * 1.05)
+    # procurement follows the job (N = 64) plus 5 % spares, in whole 8-GPU nodes: ceil(67.2 / 8) = 9 nodes
+    assert q["plan_nodes_to_buy"] == 9 and q["plan_gpus_to_buy"] == 72
     assert q["plan_gpus_memory_floor"] == 2  # ceil(6.74e9 * 16 / 60e9)
     assert q["plan_meets_target_flag"] == 0.0
 

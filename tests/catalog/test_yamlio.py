@@ -49,7 +49,7 @@ def test_empty_file_and_unreadable(tmp_path: Path) -> None:
 
 
 def test_field_range_text() -> None:
-    assert field_range(Scenario, ("training", "mfu")) == "0 < x <= 1"
+    assert field_range(Scenario, ("training", "mfu")) == "0.05 <= x <= 0.9"
     assert field_range(Scenario, ("training", "zero_stage")) == "0 <= x <= 3"
-    assert field_range(Scenario, ("network", "nic_Gbps")) == "0 < x <= 100000"
+    assert field_range(Scenario, ("network", "nic_Gbps")) == "1 <= x <= 100000"
     assert field_range(Scenario, ("training", "nope")) is None

@@ -20,7 +20,7 @@ EXPECTED: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
     "malformed_yaml.yaml": (6, None, ("malformed YAML",)),
     "unknown_field.yaml": (6, "training.sequence_length", ("unknown field", "seq_len")),
     "wrong_type.yaml": (6, "training.num_gpus", ("valid integer", "'many'")),
-    "out_of_range.yaml": (6, "training.mfu", ("1.5", "0 < x <= 1")),
+    "out_of_range.yaml": (6, "training.mfu", ("1.5", "0.05 <= x <= 0.9")),
     "nan_value.yaml": (6, "network.network_efficiency", ("finite", "nan")),
     "inf_value.yaml": (6, "storage.fs_write_GBps", ("finite", "inf")),
     "missing_field.yaml": (2, "gpu", ("required field is missing",)),

@@ -64,12 +64,23 @@ def test_cached_values_are_the_reference_values(built, catalog):
         assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (rec.sheet, rec.coord, got, want)
 
 
-def test_checks_master_references_every_check_and_cover_shows_it(wb, built):
-    checks = [n for n, e in registry().items() if e.module == "checks"]
-    sheet, master_row = built[1].layout.rows["master_check"]
+def test_checks_master_counts_every_scenario_and_cover_shows_it(wb, built):
+    """The master check sums each scenario's failed checks (hard checks and input errors), and that
+    row sums every hard check and every input check; the Cover shows the master check."""
+    from workbook.calc.checks import HARD
+
+    lay = built[1].layout
+    sheet, master_row = lay.rows["master_check"]
     formula = wb[sheet].cell(master_row + 1, value_col(0) + 1).value
-    rows = [built[1].layout.rows[n][1] + 1 for n in checks]
-    assert formula.startswith("=SUM(F") and f"{min(rows)}:" in formula and formula.endswith(f"{max(rows)})")
+    src = lay.rows["scenario_failures_count"][1] + 1
+    assert formula == f"=SUM(F{src}:K{src})"
+    hard = wb[sheet].cell(lay.rows["hard_failures_count"][1] + 1, value_col(0) + 1).value
+    rows = [lay.rows[n][1] + 1 for n, *_ in HARD]
+    assert hard == f"=SUM(F{min(rows)}:F{max(rows)})" and max(rows) - min(rows) + 1 == len(HARD)
+    inputs = [n for n, e in registry().items() if e.module == "input_checks" and n != "input_errors_count"]
+    rows = [lay.rows[n][1] + 1 for n in inputs]
+    count = wb[sheet].cell(lay.rows["input_errors_count"][1] + 1, value_col(0) + 1).value
+    assert count == f"=SUM(F{min(rows)}:F{max(rows)})" and max(rows) - min(rows) + 1 == len(inputs)
     wbv = openpyxl.load_workbook(built[0], data_only=True)
     cover = [c.value for row in wbv["Cover"].iter_rows() for c in row if isinstance(c.value, str)]
     assert "ALL CHECKS PASS" in cover
@@ -84,8 +95,8 @@ def test_provenance_on_cover_and_in_document_properties(wb):
 
 
 def test_sheet_titles_and_order(wb):
-    assert wb.sheetnames == ["Cover", "Hardware", "Models", "Plan", "Training Memory", "ZeRO", "KV Cache",
-                             "Comm", "Storage", "Inference", "Cost", "Checks"]
+    assert wb.sheetnames == ["Cover", "Summary", "Hardware", "Models", "Defaults", "Constants", "Plan",
+                             "Training Memory", "ZeRO", "KV Cache", "Comm", "Storage", "Inference", "Cost", "Checks"]
     assert all(len(t) <= 31 for t in wb.sheetnames)
 
 

@@ -12,7 +12,7 @@ from openpyxl.formula import Tokenizer
 from openpyxl.formula.tokenizer import Token
 from openpyxl.formula.translate import Translator
 
-from workbook.writer.layout import (COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, FIRST_VALUE_COL, FIXED_HEADERS, HEADER_ROW,
+from workbook.writer.layout import (CALC_SHEETS, OUTPUT_SHEETS, COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, FIRST_VALUE_COL, FIXED_HEADERS, HEADER_ROW,
                                     SHEET_ORDER)
 
 ALLOWED_FUNCTIONS = {
@@ -24,7 +24,6 @@ ALLOWED_FUNCTIONS = {
     "CONCATENATE", "LEFT", "RIGHT", "MID", "LEN", "UPPER", "SUBSTITUTE", "VALUE", "FIND", "SEARCH", "REPT",
     "EXACT", "FIXED",
 }
-CALC_SHEETS = SHEET_ORDER[3:]
 MAX_FORMULA_LEN = 300
 _REF = re.compile(r"^(?:(?P<sheet>'[^']+'|[A-Za-z0-9_]+)!)?\$?(?P<col>[A-Z]{1,3})\$?(?P<row>\d+)(?::\$?[A-Z]{1,3}\$?\d+)?$")
 
@@ -133,8 +132,8 @@ def references_flow_forward(wb) -> list[str]:
     out = []
     order = {t: i for i, t in enumerate(SHEET_ORDER)}
     for ws, c in formula_cells(wb):
-        if ws.title == "Cover":
-            continue  # output sheet: it shows the master check of the last sheet
+        if ws.title in OUTPUT_SHEETS:
+            continue  # output sheets show results of every sheet
         for t in _tokens(c.value):
             if t.type != Token.OPERAND or t.subtype != Token.RANGE:
                 continue

@@ -29,6 +29,7 @@ SHEETS: dict[str, str] = {
     "storage": "Storage",
     "inference": "Inference",
     "cost": "Cost",
+    "input_checks": "Checks",
     "checks": "Checks",
 }
 

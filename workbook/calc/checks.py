@@ -1,7 +1,11 @@
 """Checks (workbook-rules.md rule 11): each is 0 when it passes, 1 when it fails.
 
-Structural checks (layout, reconciliations) hold for every valid scenario; plan checks (memory
-fits, budget) must pass for every shipped scenario and flag a plan that needs rework.
+Hard checks are failures: the plan cannot run as stated (layout, memory, deadline, budget,
+reconciliations); the master check counts them and the input errors. Warnings flag a plan that
+runs but against a planning guideline (communication share, checkpoint interval against MTBF,
+MFU band, pipeline fill, batch floor); they are shown, not counted in the master check.
+Training checks apply when the scenario's purpose is training or both, serving checks when it is
+serving or both; a check that does not apply is 0.
 """
 
 from __future__ import annotations
@@ -11,16 +15,39 @@ from workbook.calc.base import Context, Q
 #: relative tolerance of the reconciliation checks (also the workbook constant c_check_rel_tol)
 CHECK_REL_TOL = 1e-9
 
+#: (name, label, section, applies to: "training" / "serving" / "all")
+HARD = [
+    ("check_layout_gpus", "Layout: TP x PP x DP equals the GPU count", "17.5.8", "training"),
+    ("check_tp_in_node", "Layout: TP fits inside one NVLink node", "17.5.8", "training"),
+    ("check_pp_divides_layers", "Layout: PP divides the layer count", "17.5.8", "training"),
+    ("check_train_memory_fits", "Training memory per GPU fits the HBM at the chosen ZeRO stage", "17.4.8", "training"),
+    ("check_zero_monotonic", "ZeRO: each stage needs no more memory per GPU than the one before", "17.4.8", "training"),
+    ("check_meets_target_days", "Training finishes within the target days on the job's GPUs", "17.5.4", "training"),
+    ("check_within_budget", "Training cost within the budget (no budget = pass)", "17.9.4", "training"),
+    ("check_gpu_count", "GPU count: cost priced on the GPUs procured (whole nodes, at least the job's)", "17.5.4",
+     "training"),
+    ("check_cost_reconciles", "Training cost = GPU-hours x price per GPU-hour", "17.5.9", "training"),
+    ("check_infer_memory_fits", "Serving memory per GPU fits the HBM", "17.4.11", "serving"),
+    ("check_decode_is_max", "Decode step time is the larger of its compute and memory times", "17.8.3", "serving"),
+]
+WARNINGS = [
+    ("warn_comm_share", "Communication share above the planning limit", "17.9.5", "training"),
+    ("warn_ckpt_interval", "Checkpoint interval longer than the MTBF rule allows", "17.7.4", "training"),
+    ("warn_mfu_band", "MFU outside the plausible 20-60 % band", "17.5.2", "training"),
+    ("warn_pipeline_fill", "Pipeline under-filled: GA below 4 x PP", "17.5.7", "training"),
+    ("warn_global_batch", "Global batch below the 256K-token floor", "17.5.7", "training"),
+]
+
 QUANTITIES = [
-    Q("check_layout_gpus", "0/1", "Layout: TP x PP x DP equals the GPU count", "17.5.8"),
-    Q("check_tp_in_node", "0/1", "Layout: TP fits inside one NVLink node", "17.5.8"),
-    Q("check_pp_divides_layers", "0/1", "Layout: PP divides the layer count", "17.5.8"),
-    Q("check_train_memory_fits", "0/1", "Training memory per GPU fits the HBM at the chosen ZeRO stage", "17.4.8"),
-    Q("check_zero_monotonic", "0/1", "ZeRO: each stage needs no more memory per GPU than the one before", "17.4.8"),
-    Q("check_infer_memory_fits", "0/1", "Serving memory per GPU fits the HBM", "17.4.11"),
-    Q("check_decode_is_max", "0/1", "Decode step time is the larger of its compute and memory times", "17.8.3"),
-    Q("check_cost_reconciles", "0/1", "Training cost = GPU-hours x price per GPU-hour", "17.5.9"),
-    Q("check_within_budget", "0/1", "Training cost within the budget (no budget = pass)", "17.9.4"),
+    Q("checks_training_flag", "0/1", "Training checks apply (purpose training or both)", "Plan"),
+    Q("checks_serving_flag", "0/1", "Serving checks apply (purpose serving or both)", "Plan"),
+    *[Q(n, "0/1", label, sec, note="hard") for n, label, sec, _ in HARD],
+    *[Q(n, "0/1", label, sec, note="warning") for n, label, sec, _ in WARNINGS],
+    Q("hard_failures_count", "count", "Hard checks failed", "rules §11"),
+    Q("warnings_count", "count", "Warnings", "rules §11"),
+    Q("scenario_failures_count", "count", "Failed checks incl. input errors (0 = the scenario passes)", "rules §11"),
+    Q("scenario_failed_flag", "0/1", "The scenario fails (a hard check or an input error)", "rules §11"),
+    Q("status_code", "code", "Status: 1 pass, 2 fail, 3 input error", "rules §11"),
 ]
 
 
@@ -28,19 +55,44 @@ def _off(a: float, b: float) -> float:
     return 1.0 if abs(a - b) > CHECK_REL_TOL * abs(a) else 0.0
 
 
-def compute(ctx: Context) -> dict[str, float]:
+def _raw(ctx: Context) -> dict[str, float]:
     q, t = ctx.q, ctx.s.training
     zero = [q["zero0_static_per_gpu_GB"], q["zero1_static_per_gpu_GB"], q["zero2_static_per_gpu_GB"],
             q["zero3_static_per_gpu_GB"]]
-    monotonic = zero[0] >= zero[1] and zero[1] >= zero[2] and zero[2] >= zero[3]
+    monotonic = zero[0] >= zero[1] >= zero[2] >= zero[3]
+    buy, gpn = q["plan_gpus_to_buy"], int(ctx.gpu.gpus_per_node)
     return {
-        "check_layout_gpus": float(t.num_gpus - t.tp * t.pp * q["plan_dp"]),
+        "check_layout_gpus": float(t.num_gpus != t.tp * t.pp * q["plan_dp"]),
         "check_tp_in_node": 1.0 - q["plan_tp_in_node_flag"],
         "check_pp_divides_layers": 1.0 - q["plan_pp_divides_layers_flag"],
         "check_train_memory_fits": 1.0 - q["zero_fits_hbm_flag"],
         "check_zero_monotonic": 0.0 if monotonic else 1.0,
+        "check_meets_target_days": 1.0 - q["plan_meets_target_flag"],
+        "check_within_budget": 1.0 - q["within_budget_flag"],
+        "check_gpu_count": 0.0 if (q["train_gpus_billed"] == buy and buy >= t.num_gpus and buy % gpn == 0) else 1.0,
+        "check_cost_reconciles": _off(q["train_cost_usd"], q["train_gpu_hours"] * q["gpu_hour_usd"]),
         "check_infer_memory_fits": 1.0 - q["infer_fits_flag"],
         "check_decode_is_max": _off(q["tpot_ms"], max(q["decode_compute_ms"], q["decode_memory_ms"])),
-        "check_cost_reconciles": _off(q["train_cost_usd"], q["train_gpu_hours"] * q["gpu_hour_usd"]),
-        "check_within_budget": 1.0 - q["within_budget_flag"],
+        "warn_comm_share": q["comm_over_limit_flag"],
+        "warn_ckpt_interval": 1.0 - q["ckpt_interval_ok_flag"],
+        "warn_mfu_band": 1.0 - q["plan_mfu_in_band_flag"],
+        "warn_pipeline_fill": 1.0 - q["plan_ga_efficient_flag"],
+        "warn_global_batch": 1.0 - q["plan_global_batch_ok_flag"],
     }
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    purpose = ctx.s.purpose
+    applies = {"training": float(purpose in ("training", "both")), "serving": float(purpose in ("serving", "both"))}
+    raw = _raw(ctx)
+    out = {"checks_training_flag": applies["training"], "checks_serving_flag": applies["serving"]}
+    for name, _, _, scope in HARD + WARNINGS:
+        out[name] = raw[name] * applies[scope]
+    hard = sum(out[n] for n, *_ in HARD)
+    inputs = ctx.q["input_errors_count"]
+    out["hard_failures_count"] = hard
+    out["warnings_count"] = sum(out[n] for n, *_ in WARNINGS)
+    out["scenario_failures_count"] = hard + inputs
+    out["scenario_failed_flag"] = float(hard + inputs > 0)
+    out["status_code"] = 3.0 if inputs > 0 else (2.0 if hard > 0 else 1.0)
+    return out

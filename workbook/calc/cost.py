@@ -15,18 +15,26 @@ from workbook.reference import train_cost, training
 from workbook.units import HOURS_PER_DAY, HOURS_PER_YEAR
 
 QUANTITIES = [
-    Q("gpu_hour_usd", "USD/GPU-h", "GPU-hour price used (price basis or override)", "17.5.9"),
+    Q("cost_electricity_usd_per_kWh", "USD/kWh", "Electricity price in use (scenario, else default)", "17.5.9"),
+    Q("cost_pue", "x", "PUE in use (scenario, else default)", "17.5.9"),
+    Q("cost_server_capex_usd", "USD", "Server capex in use (scenario, else default)", "17.9.3"),
+    Q("cost_depreciation_years", "years", "Depreciation period in use (scenario, else default)", "17.9.3"),
+    Q("cost_infra_usd_per_1M_tokens", "USD/1M tokens", "Self-host adder in use (scenario, else default)", "17.8.11"),
+    Q("price_basis_position", "position", "Price basis: position in the list on-demand, reserved, spot", "17.5.9"),
+    Q("gpu_hour_catalogue_usd", "USD/GPU-h", "The GPU's catalogue price for the price basis (0 = none)", "17.5.9"),
+    Q("gpu_hour_usd", "USD/GPU-h", "GPU-hour price used (the override, else the catalogue price)", "17.5.9"),
+    Q("train_gpus_billed", "GPUs", "GPUs billed for training (the GPUs procured, spares included)", "17.5.4"),
     Q("spot_saving_frac", "fraction", "Spot saving against on-demand for this GPU (0 if a price is missing)", "17.8.11"),
     Q("train_days_actual", "days", "Training duration at the scenario GPUs and MFU (overhead included)", "17.5.3"),
-    Q("train_gpu_hours", "GPU-h", "Training GPU-hours at the actual duration", "17.5.9"),
+    Q("train_gpu_hours", "GPU-h", "Training GPU-hours billed at the actual duration", "17.5.9"),
     Q("train_cost_usd", "USD", "Training cloud cost at the actual duration", "17.5.9"),
-    Q("train_gpu_hours_target", "GPU-h", "Training GPU-hours billed for the target duration", "17.9.4"),
-    Q("train_cost_target_usd", "USD", "Training cloud cost for the target duration", "17.9.4"),
+    Q("train_gpu_hours_target", "GPU-h", "GPU-hours of the procured GPUs reserved for the whole target window", "17.9.4"),
+    Q("train_cost_target_usd", "USD", "Cloud cost of the procured GPUs reserved for the target window", "17.9.4"),
     Q("budget_given_flag", "0/1", "A budget is set (1) or not (0)", "17.9.4"),
     Q("budget_headroom_usd", "USD", "Budget minus the larger of actual and target cost (0 when no budget)", "17.9.4"),
     Q("within_budget_flag", "0/1", "Training cost within budget (1 = yes or no budget)", "17.9.4"),
     Q("capex_per_gpu_usd", "USD/GPU", "Owned hardware capex per GPU (server price / GPUs per server)", "17.9.3"),
-    Q("train_capex_usd", "USD", "Owned hardware capex for the training GPUs", "17.9.3"),
+    Q("train_capex_usd", "USD", "Owned hardware capex for the GPUs procured", "17.9.3"),
     Q("power_usd_per_gpu_hour", "USD/GPU-h", "Electricity per GPU-hour at TDP with PUE", "17.5.9"),
     Q("self_build_power_usd", "USD", "Self-build power cost over the training run", "17.5.9"),
     Q("self_build_depreciation_usd", "USD", "Self-build depreciation over the training run", "17.5.9"),
@@ -53,15 +61,18 @@ def _finite_or_zero(x: float) -> float:
 def compute(ctx: Context) -> dict[str, float]:
     """Cost quantities of one scenario."""
     c, t, s, g, q = ctx.s.cost, ctx.s.training, ctx.s.inference, ctx.gpu, ctx.q
+    basis_position = {"on_demand": 1.0, "reserved": 2.0, "spot": 3.0}[c.price_basis]
+    catalogue_price = float(g.price_usd_per_gpu_hour(c.price_basis) or 0.0)
     price = float(c.gpu_hour_usd)
+    billed = float(q["plan_gpus_to_buy"])
     od, spot = g.price_usd_per_gpu_hour("on_demand"), g.price_usd_per_gpu_hour("spot")
     spot_saving = ic.spot_saving_frac(on_demand_usd=od, spot_usd=spot) if od and spot else 0.0
 
     flop = float(q["train_total_FLOPs"])
     days = training.train_time_days(total_FLOP=flop, num_gpus=t.num_gpus, peak_TFLOPS=float(q["train_peak_TFLOPS"]),
                                     mfu=t.mfu, overhead_factor=t.overhead_factor)
-    hours = train_cost.gpu_hours(num_gpus=t.num_gpus, days=days)
-    hours_target = train_cost.gpu_hours(num_gpus=t.num_gpus, days=t.target_days)
+    hours = train_cost.gpu_hours(num_gpus=billed, days=days)
+    hours_target = train_cost.gpu_hours(num_gpus=billed, days=t.target_days)
     cost = train_cost.cloud_cost_usd(gpu_hours=hours, gpu_hour_usd=price)
     cost_target = train_cost.cloud_cost_usd(gpu_hours=hours_target, gpu_hour_usd=price)
     budget = c.budget_usd
@@ -70,7 +81,7 @@ def compute(ctx: Context) -> dict[str, float]:
     capex_gpu = float(c.server_capex_usd) / float(g.gpus_per_node)
     power_h = ic.power_cost_usd_per_gpu_hour(tdp_W=float(g.tdp_W), pue=float(c.pue),
                                              electricity_usd_per_kWh=float(c.electricity_usd_per_kWh))
-    sb = train_cost.self_build_cost_usd(num_gpus=t.num_gpus, days=days, tdp_W=float(g.tdp_W),
+    sb = train_cost.self_build_cost_usd(num_gpus=billed, days=days, tdp_W=float(g.tdp_W),
                                         electricity_usd_per_kWh=float(c.electricity_usd_per_kWh), capex_usd_per_gpu=capex_gpu,
                                         years=float(c.depreciation_years), pue=float(c.pue))
     months = float(c.depreciation_years) * 12
@@ -83,7 +94,15 @@ def compute(ctx: Context) -> dict[str, float]:
     thr_used = thr * c.utilisation_frac
     per_1M = ic.cost_per_1M_tokens_usd(num_gpus=n_inf, gpu_hour_usd=price, throughput_tok_per_s=thr_used) if thr_used > 0 else 0.0
     return {
+        "cost_electricity_usd_per_kWh": float(c.electricity_usd_per_kWh),
+        "cost_pue": float(c.pue),
+        "cost_server_capex_usd": float(c.server_capex_usd),
+        "cost_depreciation_years": float(c.depreciation_years),
+        "cost_infra_usd_per_1M_tokens": float(c.infra_usd_per_1M_tokens),
+        "price_basis_position": basis_position,
+        "gpu_hour_catalogue_usd": catalogue_price,
         "gpu_hour_usd": price,
+        "train_gpus_billed": billed,
         "spot_saving_frac": spot_saving,
         "train_days_actual": days,
         "train_gpu_hours": hours,
@@ -94,7 +113,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "budget_headroom_usd": headroom,
         "within_budget_flag": float(budget is None or headroom >= 0),
         "capex_per_gpu_usd": capex_gpu,
-        "train_capex_usd": capex_gpu * t.num_gpus,
+        "train_capex_usd": capex_gpu * billed,
         "power_usd_per_gpu_hour": power_h,
         "self_build_power_usd": sb["power_usd"],
         "self_build_depreciation_usd": sb["depreciation_usd"],

@@ -36,6 +36,7 @@ QUANTITIES = [
     Q("plan_tokens_per_step", "tokens", "Tokens per optimizer step (global batch x S)", "17.5.6"),
     Q("plan_steps_total", "steps", "Optimizer steps to consume the training tokens", "17.5.6"),
     Q("plan_tokens_per_s", "tokens/s", "Cluster throughput at the scenario MFU (N·peak·MFU / 6P)", "17.5.2"),
+    Q("plan_tokens_per_day", "tokens", "Training tokens per day at the scenario MFU", "17.5.2"),
     Q("plan_tokens_per_s_per_gpu", "tokens/s", "Throughput per GPU at the scenario MFU", "17.5.2"),
     Q("plan_cluster_PFLOPS", "PFLOP/s", "Achieved cluster model FLOP/s (N·peak·MFU)", "17.5.3"),
     Q("plan_step_time_s", "s", "Step time at the scenario MFU (tokens per step / throughput)", "17.5.5"),
@@ -48,9 +49,11 @@ QUANTITIES = [
     Q("plan_train_state_TB", "TB", "Full training state P_total x 16 B (BF16 W+G, FP32 master, m, v)", "17.5.10"),
     Q("plan_gpus_memory_floor", "GPUs", "GPU floor from memory: ceil(16·P / usable HBM) (ZeRO-3)", "17.5.10"),
     Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days, unrounded (incl. overhead)", "17.5.4"),
-    Q("plan_gpus_needed", "GPUs", "GPUs needed: max(memory, time) rounded up to whole TP·PP replicas", "17.5.4"),
+    Q("plan_gpus_needed", "GPUs", "GPUs the target days need: max(memory, time) in whole TP·PP replicas", "17.5.4",
+      note="advisory: the job runs on its input N"),
     Q("plan_gpus_needed_dp", "GPUs", "Data-parallel replicas at the needed GPU count", "17.5.10"),
-    Q("plan_gpus_to_buy", "GPUs", "GPUs to procure incl. spares", "17.5.4"),
+    Q("plan_nodes_to_buy", "nodes", "Nodes to procure: the job's GPUs plus spares, in whole nodes", "17.5.4"),
+    Q("plan_gpus_to_buy", "GPUs", "GPUs to procure (whole nodes; the cost is priced on these)", "17.5.4"),
     Q("plan_days_at_needed_gpus", "days", "Training days on the needed GPU count (incl. overhead)", "17.5.4"),
     Q("plan_bubble_frac", "fraction", "Pipeline bubble (PP-1)/GA, relative to useful time (book form)", "17.5.8"),
     Q("plan_bubble_share_frac", "fraction", "Pipeline bubble share of step time (PP-1)/(GA+PP-1)", "17.5.8"),
@@ -84,6 +87,7 @@ def compute(ctx: Context) -> dict[str, float]:
     n_needed = dp_needed * tp * pp
     days_needed = tr.train_time_days(total_FLOP=c, num_gpus=n_needed, peak_TFLOPS=peak, mfu=t.mfu,
                                      overhead_factor=t.overhead_factor)
+    nodes_buy = ceil_count_xl(n * (1 + t.spare_fraction) / gpn)
     checks = tr.batch_checks(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp, seq_len=t.seq_len, pp=pp,
                              micro_batch_max=t.micro_batch)
     return {
@@ -95,6 +99,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "plan_tokens_per_step": tokens_step,
         "plan_steps_total": t.tokens / tokens_step,
         "plan_tokens_per_s": tok_s,
+        "plan_tokens_per_day": tok_s * SECONDS_PER_DAY,
         "plan_tokens_per_s_per_gpu": tok_s / n,
         "plan_cluster_PFLOPS": tr.cluster_FLOP_per_s(num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu) / (TERA * KILO),
         "plan_step_time_s": step_s,
@@ -109,7 +114,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "plan_gpus_time_raw": n_time,
         "plan_gpus_needed": n_needed,
         "plan_gpus_needed_dp": dp_needed,
-        "plan_gpus_to_buy": ceil_count_xl(n_needed * (1 + t.spare_fraction)),
+        "plan_nodes_to_buy": nodes_buy,
+        "plan_gpus_to_buy": nodes_buy * gpn,
         "plan_days_at_needed_gpus": days_needed,
         "plan_bubble_frac": lay.bubble_frac(pp=pp, micro_batches=t.grad_accum),
         "plan_bubble_share_frac": lay.bubble_share_frac(pp=pp, micro_batches=t.grad_accum),

@@ -12,6 +12,14 @@ KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
 Recompute = Literal["none", "selective", "full"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
+Purpose = Literal["both", "training", "serving"]
+
+
+def In(default, *, title: str, unit: str, example, desc: str, note: str = "", **bounds):  # noqa: N802
+    """A scenario input: short title (validation title, INPUT ERROR text), unit, an example value,
+    a description (the Plan label) and an optional note (the Plan Notes column)."""
+    return Field(default, title=title, description=desc, examples=[example],
+                 json_schema_extra={"unit": unit, "note": note}, **bounds)
 
 
 class _Strict(BaseModel):
@@ -21,28 +29,50 @@ class _Strict(BaseModel):
 class TrainingInputs(_Strict):
     """Training run inputs (spec 17.3, 17.4, 17.5, 17.9.4)."""
 
-    tokens: float = Field(1.0e12, gt=0, le=1e16, description="training tokens T_tok (tokens)")
-    seq_len: int = Field(4096, ge=1, le=10_000_000, description="sequence length S (tokens)")
-    micro_batch: int = Field(1, ge=1, le=65536, description="micro-batch per GPU B_micro (sequences)")
-    grad_accum: int = Field(8, ge=1, le=65536, description="gradient-accumulation steps GA")
-    precision: Precision = Field("bf16", description="weight/compute precision of training")
-    grad_precision: Precision = Field("bf16", description="gradient precision")
-    optimizer: Optimizer = Field("adam", description="optimizer (bytes of state per param: spec 17.4.3)")
-    zero_stage: int = Field(1, ge=0, le=3, description="ZeRO stage 0-3 (spec 17.4.8)")
-    recompute: Recompute = Field("full", description="activation recompute mode (spec 17.4.6)")
-    num_gpus: int = Field(8, ge=1, le=1_000_000, description="GPUs in the training job N")
-    tp: int = Field(1, ge=1, le=64, description="tensor-parallel degree")
-    pp: int = Field(1, ge=1, le=512, description="pipeline-parallel degree")
-    ep: int = Field(1, ge=1, le=1024, description="expert-parallel degree (inside DP)")
-    sp: int = Field(1, ge=1, le=1024, description="sequence/context-parallel degree (inside TP group)")
-    mfu: float = Field(0.40, gt=0, le=1, description="model FLOPs utilisation (fraction)")
-    target_days: float = Field(30.0, gt=0, le=3650, description="target training duration (days)")
-    overhead_factor: float = Field(1.0, ge=1, le=3, description="wall-clock overhead factor on compute time (17.5.3: 1.10-1.15)")
-    act_GB: Optional[float] = Field(None, ge=0, le=1e5, description="activation memory per GPU override (GB); null = computed")
-    runtime_overhead_GB: float = Field(2.0, ge=0, le=1e4, description="framework/runtime overhead per GPU (GB)")
-    spare_fraction: float = Field(0.0, ge=0, le=1, description="spare GPUs as a fraction of N (17.5.4: 0.05-0.10)")
-    usable_hbm_frac: float = Field(0.75, gt=0, le=1, description="HBM fraction usable for ZeRO-3 state in the GPU memory floor (17.5.10 step 2: 60 of 80 GB)")
-    tp_overlap_frac: float = Field(0.0, ge=0, le=1, description="fraction of TP communication hidden under compute (17.6.8: 0.5-0.6; 0 = none)")
+    tokens: float = In(1.0e12, title="Training tokens", unit="tokens", example=2e12, ge=1e6, le=1e16,
+                       desc="Training tokens T_tok")
+    seq_len: int = In(4096, title="Sequence length", unit="tokens", example=4096, ge=16, le=10_000_000,
+                      desc="Sequence length S")
+    micro_batch: int = In(1, title="Micro-batch", unit="sequences", example=4, ge=1, le=65536,
+                          desc="Micro-batch per GPU B_micro")
+    grad_accum: int = In(8, title="Gradient accumulation", unit="steps", example=16, ge=1, le=65536,
+                         desc="Gradient-accumulation steps GA")
+    precision: Precision = In("bf16", title="Training precision", unit="choice", example="bf16",
+                              desc="Weight and compute precision of training")
+    grad_precision: Precision = In("bf16", title="Gradient precision", unit="choice", example="bf16",
+                                   desc="Gradient precision")
+    optimizer: Optimizer = In("adam", title="Optimizer", unit="choice", example="adam",
+                              desc="Optimizer", note="bytes of state per parameter: spec 17.4.3")
+    zero_stage: int = In(1, title="ZeRO stage", unit="stage", example=1, ge=0, le=3,
+                         desc="ZeRO stage 0-3", note="spec 17.4.8")
+    recompute: Recompute = In("full", title="Recompute", unit="choice", example="full",
+                              desc="Activation recompute mode", note="spec 17.4.6")
+    num_gpus: int = In(8, title="GPUs in the job", unit="GPUs", example=256, ge=1, le=1_000_000,
+                       desc="GPUs in the training job N", note="N = TP x PP x DP")
+    tp: int = In(1, title="TP degree", unit="GPUs", example=8, ge=1, le=64, desc="Tensor-parallel degree")
+    pp: int = In(1, title="PP degree", unit="GPUs", example=1, ge=1, le=512, desc="Pipeline-parallel degree")
+    ep: int = In(1, title="EP degree", unit="GPUs", example=1, ge=1, le=1024, desc="Expert-parallel degree",
+                 note="inside DP")
+    sp: int = In(1, title="SP degree", unit="GPUs", example=1, ge=1, le=1024,
+                 desc="Sequence/context-parallel degree", note="inside the TP group")
+    mfu: float = In(0.40, title="MFU", unit="fraction", example=0.40, ge=0.05, le=0.9,
+                    desc="Model FLOPs utilisation", note="plausible 20-60 % (spec 17.5.2)")
+    target_days: float = In(30.0, title="Target days", unit="days", example=30, ge=0.1, le=3650,
+                            desc="Target training duration")
+    overhead_factor: float = In(1.0, title="Overhead factor", unit="x", example=1.1, ge=1, le=3,
+                                desc="Wall-clock overhead factor on compute time", note="spec 17.5.3: 1.10-1.15")
+    act_GB: Optional[float] = In(None, title="Activation override", unit="GB", example=20, ge=0.001, le=1e5,
+                                 desc="Activation memory per GPU override", note="blank = computed")
+    runtime_overhead_GB: float = In(2.0, title="Runtime overhead (training)", unit="GB", example=2, ge=0, le=1e4,
+                                    desc="Framework/runtime overhead per GPU")
+    spare_fraction: float = In(0.0, title="Spare GPUs", unit="fraction", example=0.05, ge=0, le=1,
+                               desc="Spare GPUs as a fraction of N", note="spec 17.5.4: 5-10 %")
+    usable_hbm_frac: float = In(0.75, title="Usable HBM", unit="fraction", example=0.75, ge=0.1, le=1,
+                                desc="HBM fraction usable for ZeRO-3 state in the GPU memory floor",
+                                note="spec 17.5.10 step 2: 60 of 80 GB")
+    tp_overlap_frac: float = In(0.0, title="TP overlap", unit="fraction", example=0.5, ge=0, le=1,
+                                desc="Fraction of TP communication hidden under compute",
+                                note="spec 17.6.8: 50-60 %; 0 = none")
 
     @model_validator(mode="after")
     def _layout_divides(self) -> "TrainingInputs":
@@ -60,60 +90,112 @@ class TrainingInputs(_Strict):
 class InferenceInputs(_Strict):
     """Serving inputs (spec 17.4.9-17.4.11, 17.8)."""
 
-    prompt_tokens: int = Field(2048, ge=1, le=10_000_000, description="prompt length (tokens)")
-    output_tokens: int = Field(512, ge=1, le=10_000_000, description="generated tokens per request")
-    batch: int = Field(32, ge=1, le=1_000_000, description="concurrent sequences in a decode batch")
-    weight_precision: WeightPrecision = Field("bf16", description="weight precision at inference")
-    kv_precision: KvPrecision = Field("bf16", description="KV-cache precision")
-    tp: int = Field(1, ge=1, le=64, description="tensor-parallel degree of one serving replica")
-    compute_efficiency: float = Field(0.5, gt=0, le=1, description="achieved/peak FLOPS in prefill (eta_p)")
-    memory_efficiency: float = Field(0.8, gt=0, le=1, description="achieved/peak HBM bandwidth in decode (eta_bw)")
-    runtime_overhead_GB: float = Field(2.0, ge=0, le=1e4, description="runtime overhead per GPU (GB)")
-    replicas: int = Field(1, ge=1, le=1_000_000, description="serving replicas (each of tp GPUs)")
-    decode_compute_efficiency: float = Field(0.7, gt=0, le=1, description="achieved/peak FLOPS in decode (eta_c, spec 17.8 F3; book 0.7)")
-    kv_usable_frac: float = Field(1.0, gt=0, le=1, description="usable fraction of free HBM for KV (spec F5: 1 book, 0.9 paged, 0.96 seed 001)")
-    spec_draft_tokens: int = Field(0, ge=0, le=64, description="speculative decoding draft length K (0 = off) (spec F8)")
-    spec_accept_rate: float = Field(0.8, ge=0, le=1, description="speculative decoding acceptance probability alpha (spec F8)")
-    spec_draft_params: float = Field(0.0, ge=0, le=1e13, description="draft model parameters (count) (spec F8)")
-    chunk_tokens: int = Field(512, ge=1, le=1_000_000, description="chunked-prefill chunk size C (tokens) (spec F9)")
+    prompt_tokens: int = In(2048, title="Prompt length", unit="tokens", example=2048, ge=1, le=10_000_000,
+                            desc="Prompt length")
+    output_tokens: int = In(512, title="Output length", unit="tokens", example=512, ge=1, le=10_000_000,
+                            desc="Generated tokens per request")
+    batch: int = In(32, title="Decode batch", unit="sequences", example=32, ge=1, le=1_000_000,
+                    desc="Concurrent sequences in a decode batch")
+    weight_precision: WeightPrecision = In("bf16", title="Weight precision", unit="choice", example="bf16",
+                                           desc="Weight precision at inference")
+    kv_precision: KvPrecision = In("bf16", title="KV precision", unit="choice", example="bf16",
+                                   desc="KV-cache precision")
+    tp: int = In(1, title="Serving TP", unit="GPUs", example=4, ge=1, le=64,
+                 desc="Tensor-parallel degree of one serving replica")
+    compute_efficiency: float = In(0.5, title="Prefill efficiency", unit="fraction", example=0.5, ge=0.05, le=1,
+                                   desc="Achieved/peak FLOPS in prefill", note="eta_p")
+    memory_efficiency: float = In(0.8, title="Decode bandwidth efficiency", unit="fraction", example=0.8,
+                                  ge=0.05, le=1, desc="Achieved/peak HBM bandwidth in decode", note="eta_bw")
+    runtime_overhead_GB: float = In(2.0, title="Runtime overhead (serving)", unit="GB", example=2, ge=0, le=1e4,
+                                    desc="Runtime overhead per GPU")
+    replicas: int = In(1, title="Serving replicas", unit="replicas", example=2, ge=1, le=1_000_000,
+                       desc="Serving replicas", note="each of TP GPUs")
+    decode_compute_efficiency: float = In(0.7, title="Decode compute efficiency", unit="fraction", example=0.7,
+                                          ge=0.05, le=1, desc="Achieved/peak FLOPS in decode",
+                                          note="eta_c, spec 17.8 F3; book 0.7")
+    kv_usable_frac: float = In(1.0, title="Usable KV memory", unit="fraction", example=0.9, ge=0.1, le=1,
+                               desc="Usable fraction of free HBM for the KV cache",
+                               note="spec F5: 1 book, 0.9 paged, 0.96 seed 001")
+    spec_draft_tokens: int = In(0, title="Draft tokens", unit="tokens", example=4, ge=0, le=64,
+                                desc="Speculative decoding draft length K", note="0 = off (spec F8)")
+    spec_accept_rate: float = In(0.8, title="Draft acceptance", unit="fraction", example=0.8, ge=0, le=1,
+                                 desc="Speculative decoding acceptance probability alpha", note="spec F8")
+    spec_draft_params: float = In(0.0, title="Draft model size", unit="params", example=1e9, ge=0, le=1e13,
+                                  desc="Draft model parameters", note="spec F8")
+    chunk_tokens: int = In(512, title="Prefill chunk", unit="tokens", example=512, ge=1, le=1_000_000,
+                           desc="Chunked-prefill chunk size C", note="spec F9")
 
 
 class NetworkInputs(_Strict):
     """Interconnect inputs (spec 17.1.2, 17.1.6, 17.6). null = catalogue default."""
 
-    nic_Gbps: Optional[float] = Field(None, gt=0, le=1e5, description="one NIC's line rate (Gbit/s)")
-    nics_per_node: Optional[int] = Field(None, ge=1, le=64, description="NICs per node")
-    network_efficiency: Optional[float] = Field(None, gt=0, le=1, description="achievable fraction of NIC line rate")
-    nvlink_efficiency: Optional[float] = Field(None, gt=0, le=1, description="achievable fraction of NVLink rate")
-    nvlink_direction_factor: Optional[float] = Field(None, gt=0, le=1, description="factor on the quoted NVLink figure: 1 = book convention, 0.5 = one direction")
-    pcie_direction_factor: Optional[float] = Field(None, gt=0, le=1, description="factor on the quoted PCIe figure: 1 = book convention, 0.5 = one direction")
+    nic_Gbps: Optional[float] = In(None, title="NIC line rate", unit="Gbit/s", example=400, ge=1, le=1e5,
+                                   desc="One NIC's line rate", note="blank = default")
+    nics_per_node: Optional[int] = In(None, title="NICs per node", unit="count", example=8, ge=1, le=64,
+                                      desc="NICs per node", note="blank = default")
+    network_efficiency: Optional[float] = In(None, title="Network efficiency", unit="fraction", example=0.8,
+                                             ge=0.05, le=1, desc="Achievable fraction of NIC line rate",
+                                             note="blank = default")
+    nvlink_efficiency: Optional[float] = In(None, title="NVLink efficiency", unit="fraction", example=0.8,
+                                            ge=0.05, le=1, desc="Achievable fraction of NVLink rate",
+                                            note="blank = default")
+    nvlink_direction_factor: Optional[float] = In(None, title="NVLink direction factor", unit="x", example=1,
+                                                  ge=0.1, le=1, desc="Factor on the quoted NVLink figure",
+                                                  note="1 = book convention, 0.5 = one direction; blank = default")
+    pcie_direction_factor: Optional[float] = In(None, title="PCIe direction factor", unit="x", example=1,
+                                                ge=0.1, le=1, desc="Factor on the quoted PCIe figure",
+                                                note="1 = book convention, 0.5 = one direction; blank = default")
 
 
 class StorageInputs(_Strict):
     """Storage IO inputs (spec 17.7). null = catalogue default."""
 
-    dataset_bytes_per_token: Optional[float] = Field(None, gt=0, le=1e4, description="stored bytes per training token (B/token)")
-    ckpt_bytes_per_param: Optional[float] = Field(None, gt=0, le=64, description="checkpoint bytes per parameter (B/param)")
-    ckpt_interval_steps: Optional[int] = Field(None, ge=1, le=10_000_000, description="steps between checkpoints")
-    ckpt_keep: Optional[int] = Field(None, ge=1, le=10_000, description="checkpoints retained")
-    mtbf_gpu_hours: Optional[float] = Field(None, gt=0, le=1e9, description="MTBF of one GPU (hours)")
-    fs_write_GBps: Optional[float] = Field(None, gt=0, le=1e6, description="file-system aggregate write bandwidth (GB/s)")
-    fs_read_GBps: Optional[float] = Field(None, gt=0, le=1e6, description="file-system aggregate read bandwidth (GB/s)")
+    dataset_bytes_per_token: Optional[float] = In(None, title="Dataset bytes per token", unit="B/token", example=4,
+                                                  ge=0.1, le=1e4, desc="Stored bytes per training token",
+                                                  note="blank = default")
+    ckpt_bytes_per_param: Optional[float] = In(None, title="Checkpoint bytes per parameter", unit="B/param",
+                                               example=14, ge=0.5, le=64, desc="Checkpoint bytes per parameter",
+                                               note="blank = default")
+    ckpt_interval_steps: Optional[int] = In(None, title="Checkpoint interval", unit="steps", example=1000, ge=1,
+                                            le=10_000_000, desc="Steps between checkpoints", note="blank = default")
+    ckpt_keep: Optional[int] = In(None, title="Checkpoints kept", unit="checkpoints", example=5, ge=1, le=10_000,
+                                  desc="Checkpoints retained", note="blank = default")
+    mtbf_gpu_hours: Optional[float] = In(None, title="GPU MTBF", unit="h", example=50000, ge=1, le=1e9,
+                                         desc="MTBF of one GPU", note="blank = default")
+    fs_write_GBps: Optional[float] = In(None, title="File-system write bandwidth", unit="GB/s", example=100,
+                                        ge=0.001, le=1e6, desc="File-system aggregate write bandwidth",
+                                        note="blank = default")
+    fs_read_GBps: Optional[float] = In(None, title="File-system read bandwidth", unit="GB/s", example=100,
+                                       ge=0.001, le=1e6, desc="File-system aggregate read bandwidth",
+                                       note="blank = default")
 
 
 class CostInputs(_Strict):
     """Price and TCO inputs (spec 17.5.9, 17.8.11, 17.9). null = catalogue default."""
 
-    price_basis: PriceBasis = Field("on_demand", description="which catalogue GPU-hour price applies")
-    gpu_hour_usd: Optional[float] = Field(None, gt=0, le=1e4, description="price override (USD per GPU-hour); null = catalogue price for the basis")
-    budget_usd: Optional[float] = Field(None, gt=0, le=1e13, description="budget (USD); null = none")
-    electricity_usd_per_kWh: Optional[float] = Field(None, ge=0, le=10, description="electricity price (USD/kWh)")
-    pue: Optional[float] = Field(None, ge=1, le=5, description="power usage effectiveness")
-    server_capex_usd: Optional[float] = Field(None, ge=0, le=1e9, description="capex per server (USD)")
-    depreciation_years: Optional[float] = Field(None, gt=0, le=30, description="depreciation period (years)")
-    api_usd_per_1M_tokens: float = Field(10.0, ge=0, le=1e4, description="API price compared against (USD per 1M output tokens; GPT-4o 10, spec 17.8.11)")
-    infra_usd_per_1M_tokens: Optional[float] = Field(None, ge=0, le=1e4, description="self-host infrastructure adder C_infra (USD per 1M tokens)")
-    utilisation_frac: float = Field(1.0, gt=0, le=1, description="average serving utilisation (share of peak throughput used, spec F11)")
+    price_basis: PriceBasis = In("on_demand", title="Price basis", unit="choice", example="reserved",
+                                 desc="Which catalogue GPU-hour price applies")
+    gpu_hour_usd: Optional[float] = In(None, title="Price override", unit="USD/GPU-h", example=2.0, ge=0.01,
+                                       le=1e4, desc="Price per GPU-hour override",
+                                       note="blank = the GPU's catalogue price for the basis")
+    budget_usd: Optional[float] = In(None, title="Budget", unit="USD", example=2e6, ge=1, le=1e13,
+                                     desc="Training budget", note="blank = no budget")
+    electricity_usd_per_kWh: Optional[float] = In(None, title="Electricity price", unit="USD/kWh", example=0.1,
+                                                  ge=0, le=10, desc="Electricity price", note="blank = default")
+    pue: Optional[float] = In(None, title="PUE", unit="x", example=1.3, ge=1, le=5,
+                              desc="Power usage effectiveness", note="blank = default")
+    server_capex_usd: Optional[float] = In(None, title="Server capex", unit="USD", example=250000, ge=0, le=1e9,
+                                           desc="Capex per server", note="blank = default")
+    depreciation_years: Optional[float] = In(None, title="Depreciation period", unit="years", example=4, ge=0.5,
+                                             le=30, desc="Depreciation period", note="blank = default")
+    api_usd_per_1M_tokens: float = In(10.0, title="API price", unit="USD/1M tokens", example=10, ge=0, le=1e4,
+                                      desc="API price compared against, per 1M output tokens",
+                                      note="GPT-4o 10, spec 17.8.11")
+    infra_usd_per_1M_tokens: Optional[float] = In(None, title="Self-host adder", unit="USD/1M tokens", example=0.5,
+                                                  ge=0, le=1e4, desc="Self-host infrastructure adder C_infra",
+                                                  note="blank = default")
+    utilisation_frac: float = In(1.0, title="Serving utilisation", unit="fraction", example=0.6, ge=0.01, le=1,
+                                 desc="Average serving utilisation", note="share of peak throughput used (spec F11)")
 
 
 class Scenario(_Strict):
@@ -124,6 +206,8 @@ class Scenario(_Strict):
     model: Optional[str] = Field(None, description="catalogue model id")
     model_arch: Optional[dict] = Field(None, description="inline architecture (catalogue model fields)")
     gpu: str = Field(..., description="catalogue GPU id")
+    purpose: Purpose = In("both", title="Purpose", unit="choice", example="training",
+                          desc="What the plan is for: its checks apply to training, serving or both")
     training: TrainingInputs = Field(default_factory=TrainingInputs)
     inference: InferenceInputs = Field(default_factory=InferenceInputs)
     network: NetworkInputs = Field(default_factory=NetworkInputs)

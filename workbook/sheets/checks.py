@@ -1,20 +1,45 @@
-"""Line items of the Checks sheet (0 = pass, 1 = fail)."""
+"""Line items of the Checks sheet (0 = pass, 1 = fail). A check that cannot be computed (an input
+in error upstream) shows 1, never an error value; a check that does not apply to the scenario's
+purpose shows 0."""
 
-from workbook.calc.checks import CHECK_REL_TOL
+from workbook.calc.checks import CHECK_REL_TOL, HARD, WARNINGS
 
 CONSTANTS = [
     ("check_rel_tol", CHECK_REL_TOL, "-", "Relative tolerance of reconciliation checks", "workbook-rules §11"),
 ]
 
-ITEMS = {
-    "check_layout_gpus": "={training.num_gpus}-{training.tp}*{training.pp}*{plan_dp}",
-    "check_tp_in_node": "=1-{plan_tp_in_node_flag}",
-    "check_pp_divides_layers": "=1-{plan_pp_divides_layers_flag}",
-    "check_train_memory_fits": "=1-{zero_fits_hbm_flag}",
-    "check_zero_monotonic": "=IF(AND({zero0_static_per_gpu_GB}>={zero1_static_per_gpu_GB},"
+_EXPR = {
+    "check_layout_gpus": "IF({training.num_gpus}={training.tp}*{training.pp}*{plan_dp},0,1)",
+    "check_tp_in_node": "1-{plan_tp_in_node_flag}",
+    "check_pp_divides_layers": "1-{plan_pp_divides_layers_flag}",
+    "check_train_memory_fits": "1-{zero_fits_hbm_flag}",
+    "check_zero_monotonic": "IF(AND({zero0_static_per_gpu_GB}>={zero1_static_per_gpu_GB},"
     "{zero1_static_per_gpu_GB}>={zero2_static_per_gpu_GB},{zero2_static_per_gpu_GB}>={zero3_static_per_gpu_GB}),0,1)",
-    "check_infer_memory_fits": "=1-{infer_fits_flag}",
-    "check_decode_is_max": "=IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
-    "check_cost_reconciles": "=IF(ABS({train_cost_usd}-{train_gpu_hours}*{gpu_hour_usd})>c_check_rel_tol*ABS({train_cost_usd}),1,0)",
-    "check_within_budget": "=1-{within_budget_flag}",
+    "check_meets_target_days": "1-{plan_meets_target_flag}",
+    "check_within_budget": "1-{within_budget_flag}",
+    "check_gpu_count": "IF(AND({train_gpus_billed}={plan_gpus_to_buy},{plan_gpus_to_buy}>={training.num_gpus},"
+    "MOD({plan_gpus_to_buy},{gpu_gpus_per_node})=0),0,1)",
+    "check_cost_reconciles": "IF(ABS({train_cost_usd}-{train_gpu_hours}*{gpu_hour_usd})"
+    ">c_check_rel_tol*ABS({train_cost_usd}),1,0)",
+    "check_infer_memory_fits": "1-{infer_fits_flag}",
+    "check_decode_is_max": "IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
+    "warn_comm_share": "{comm_over_limit_flag}",
+    "warn_ckpt_interval": "1-{ckpt_interval_ok_flag}",
+    "warn_mfu_band": "1-{plan_mfu_in_band_flag}",
+    "warn_pipeline_fill": "1-{plan_ga_efficient_flag}",
+    "warn_global_batch": "1-{plan_global_batch_ok_flag}",
+}
+_FLAG = {"training": "{checks_training_flag}", "serving": "{checks_serving_flag}"}
+_HARD, _WARN = [h[0] for h in HARD], [w[0] for w in WARNINGS]
+
+ITEMS = {
+    "checks_training_flag": '=IF(OR({purpose}="training",{purpose}="both"),1,0)',
+    "checks_serving_flag": '=IF(OR({purpose}="serving",{purpose}="both"),1,0)',
+    **{n: f"=IFERROR({_EXPR[n]},1)*{_FLAG[scope]}" for n, _, _, scope in HARD + WARNINGS},
+    "hard_failures_count": f"=SUM({{{_HARD[0]}}}:{{{_HARD[-1]}}})",
+    "warnings_count": f"=SUM({{{_WARN[0]}}}:{{{_WARN[-1]}}})",
+    "scenario_failures_count": "={hard_failures_count}+{input_errors_count}",
+    "scenario_failed_flag": "=MIN(1,{scenario_failures_count})",
+    "status_code": "=1+MIN(1,{hard_failures_count})+MIN(1,{input_errors_count})*c_two"
+    "-MIN(1,{hard_failures_count})*MIN(1,{input_errors_count})",
 }

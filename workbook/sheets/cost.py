@@ -10,10 +10,19 @@ CONSTANTS = [
     ("cost_months_per_year", 12.0, "month/yr", "Months per year", "definition"),
 ]
 
-_N = "{training.num_gpus}"
+_N = "{train_gpus_billed}"
+
+#: cost inputs that take the Defaults sheet's value when left blank
+_DEFAULTED = ["electricity_usd_per_kWh", "pue", "server_capex_usd", "depreciation_years", "infra_usd_per_1M_tokens"]
 
 ITEMS = {
-    "gpu_hour_usd": "={cost.gpu_hour_usd}",
+    **{f"cost_{f}": f"=IF(ISBLANK({{cost.{f}}}),d_{f},{{cost.{f}}})" for f in _DEFAULTED},
+    "price_basis_position": "=INDEX(t_ch_cost_price_basis_position,MATCH({cost.price_basis},t_ch_cost_price_basis_choice,0))",
+    "gpu_hour_catalogue_usd": "=CHOOSE({price_basis_position},{gpu_price_on_demand_usd_per_gpu_hour},"
+    "{gpu_price_reserved_usd_per_gpu_hour},{gpu_price_spot_usd_per_gpu_hour})",
+    # a blank override means the catalogue price of the chosen GPU for the chosen basis, live
+    "gpu_hour_usd": "=IF(ISBLANK({cost.gpu_hour_usd}),{gpu_hour_catalogue_usd},{cost.gpu_hour_usd})",
+    "train_gpus_billed": "={plan_gpus_to_buy}",
     # F11: spot saving = 1 - spot/on-demand (0 when the catalogue has no spot price)
     "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}>0,"
     "1-{gpu_price_spot_usd_per_gpu_hour}/{gpu_price_on_demand_usd_per_gpu_hour},0)",
@@ -30,18 +39,18 @@ ITEMS = {
     "budget_headroom_usd": "=IF({budget_given_flag}=1,{cost.budget_usd}-MAX({train_cost_usd},{train_cost_target_usd}),0)",
     "within_budget_flag": "=IF({budget_headroom_usd}>=0,1,0)",
     # 17.9.3 / T8 owned hardware
-    "capex_per_gpu_usd": "={cost.server_capex_usd}/{gpu_gpus_per_node}",
+    "capex_per_gpu_usd": "={cost_server_capex_usd}/{gpu_gpus_per_node}",
     "train_capex_usd": f"={{capex_per_gpu_usd}}*{_N}",
-    "power_usd_per_gpu_hour": "={gpu_tdp_W}/c_kilo*{cost.pue}*{cost.electricity_usd_per_kWh}",
+    "power_usd_per_gpu_hour": "={gpu_tdp_W}/c_kilo*{cost_pue}*{cost_electricity_usd_per_kWh}",
     # 17.5.9 self-build: power N * TDP_kW * 24 * days * $/kWh (x PUE); depreciation N * capex / (years * 365) * days
     "self_build_power_usd": f"={_N}*{{train_days_actual}}*c_hours_per_day*{{power_usd_per_gpu_hour}}",
-    "self_build_depreciation_usd": f"={_N}*{{capex_per_gpu_usd}}/({{cost.depreciation_years}}*c_days_per_year)"
+    "self_build_depreciation_usd": f"={_N}*{{capex_per_gpu_usd}}/({{cost_depreciation_years}}*c_days_per_year)"
     "*{train_days_actual}",
     "self_build_total_usd": "={self_build_power_usd}+{self_build_depreciation_usd}",
     "self_build_vs_cloud_frac": "=IF({train_cost_usd}>0,{self_build_total_usd}/{train_cost_usd},0)",
     # T8: (capex + opex over the period) / (GPUs x years x 8760 h), one GPU
-    "tco_usd_per_gpu_hour": "=({capex_per_gpu_usd}+{power_usd_per_gpu_hour}*c_hours_per_year*{cost.depreciation_years})"
-    "/({cost.depreciation_years}*c_hours_per_year)",
+    "tco_usd_per_gpu_hour": "=({capex_per_gpu_usd}+{power_usd_per_gpu_hour}*c_hours_per_year*{cost_depreciation_years})"
+    "/({cost_depreciation_years}*c_hours_per_year)",
     # buying beats renting after capex / (price - power) GPU-hours; 0 = never
     "break_even_gpu_hours": "=IF({gpu_hour_usd}>{power_usd_per_gpu_hour},"
     "{capex_per_gpu_usd}/({gpu_hour_usd}-{power_usd_per_gpu_hour}),0)",
@@ -58,6 +67,6 @@ ITEMS = {
     "/{infer_tokens_per_s_used}*{infer_hourly_cost_usd}/c_s_per_hour,0)",
     "api_premium_x": "=IF({infer_usd_per_1M_tokens}>0,{cost.api_usd_per_1M_tokens}/{infer_usd_per_1M_tokens},0)",
     # V_breakeven = N * price * 24 / (P_API - C_infra); 0 = never
-    "infer_breakeven_M_tokens_per_day": "=IF({cost.api_usd_per_1M_tokens}>{cost.infra_usd_per_1M_tokens},"
-    "{infer_daily_cost_usd}/({cost.api_usd_per_1M_tokens}-{cost.infra_usd_per_1M_tokens}),0)",
+    "infer_breakeven_M_tokens_per_day": "=IF({cost.api_usd_per_1M_tokens}>{cost_infra_usd_per_1M_tokens},"
+    "{infer_daily_cost_usd}/({cost.api_usd_per_1M_tokens}-{cost_infra_usd_per_1M_tokens}),0)",
 }

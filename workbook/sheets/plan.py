@@ -37,6 +37,7 @@ ITEMS = {
     "plan_tokens_per_step": "={plan_global_batch_seqs}*{training.seq_len}",
     "plan_steps_total": "={training.tokens}/{plan_tokens_per_step}",
     "plan_tokens_per_s": f"={_CLUSTER_FLOPS}/{{train_FLOP_per_token}}",
+    "plan_tokens_per_day": "={plan_tokens_per_s}*c_s_per_day",
     "plan_tokens_per_s_per_gpu": "={plan_tokens_per_s}/{training.num_gpus}",
     "plan_cluster_PFLOPS": "={training.num_gpus}*{train_peak_TFLOPS}*{training.mfu}/c_kilo",
     "plan_step_time_s": "={plan_tokens_per_step}/{plan_tokens_per_s}",
@@ -54,7 +55,9 @@ ITEMS = {
     "plan_gpus_needed": "=ROUNDUP(ROUND(MAX({plan_gpus_time_raw},{plan_gpus_memory_floor})"
     "/({training.tp}*{training.pp}),c_count_ceil_digits),0)*{training.tp}*{training.pp}",
     "plan_gpus_needed_dp": "={plan_gpus_needed}/({training.tp}*{training.pp})",
-    "plan_gpus_to_buy": "=ROUNDUP(ROUND({plan_gpus_needed}*(1+{training.spare_fraction}),c_count_ceil_digits),0)",
+    "plan_nodes_to_buy": "=ROUNDUP(ROUND({training.num_gpus}*(1+{training.spare_fraction})/{gpu_gpus_per_node},"
+    "c_count_ceil_digits),0)",
+    "plan_gpus_to_buy": "={plan_nodes_to_buy}*{gpu_gpus_per_node}",
     "plan_days_at_needed_gpus": "={plan_train_FLOP}/({plan_gpus_needed}*{train_peak_TFLOPS}*c_tera*{training.mfu})"
     "*{training.overhead_factor}/c_s_per_day",
     "plan_bubble_frac": "=({training.pp}-1)/{training.grad_accum}",

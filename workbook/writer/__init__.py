@@ -7,10 +7,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbook.writer.catalog_sheets import GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table
+from xlsxwriter.utility import xl_col_to_name
+
+from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, GPU_SHEET, MODEL_SHEET, write_constants,
+                                            write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
-from workbook.writer.layout import COL_KEY, COL_SOURCE, COL_UNIT, HEADER_ROW, MODULE_SHEET, SHEET_ORDER, quote_sheet, value_col
+from workbook.writer.layout import CALC_SHEETS, COL_KEY, value_col
+from workbook.writer.status import status_texts, write_status
+from workbook.writer.summary import write_summary
 from workbook.writer.line_items import write_module
 from workbook.writer.inputs import input_values
 from workbook.writer.plan_inputs import write_inputs
@@ -22,8 +27,9 @@ DEFAULT_OUTPUT = Path("out/ai-infra-workbook.xlsx")
 
 @dataclass
 class Planned:
-    """One scenario column: the resolved scenario, its catalogue records and reference results."""
+    """One scenario column: the scenario as written, resolved, its catalogue records and results."""
 
+    raw: Any
     scenario: Any
     gpu: Any
     model: Any
@@ -47,7 +53,7 @@ def plan_scenarios(scenarios: list, catalog) -> list[Planned]:
     out = []
     for sc in scenarios:
         s, gpu, model = resolve(sc, catalog)
-        out.append(Planned(s, gpu, model, compute_resolved(s, gpu, model, catalog.defaults.as_dict())))
+        out.append(Planned(sc, s, gpu, model, compute_resolved(s, gpu, model, catalog.defaults.as_dict())))
     return out
 
 
@@ -77,7 +83,7 @@ def _collect_constants():
 
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]]) -> Book:
     """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written."""
-    from workbook.calc import SHEETS, modules
+    from workbook.calc import modules
 
     planned = plan_scenarios(scenarios, catalog)
     names = [p.scenario.name for p in planned]
@@ -92,35 +98,28 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         w = Writer(tmp, book)
         models = list(catalog.models.values())
         models += [p.model for p in planned if p.model.id not in catalog.models]
-        # Hardware: constants, lookup tables, GPU catalogue
-        w.title(GPU_SHEET, "Hardware", "Constants, spec lookup tables and the GPU catalogue (inputs: blue).")
-        consts, tables = _collect_constants()
-        row = write_constants(w, consts, tables, 3)
-        row = write_defaults(w, catalog.defaults, row)
-        gpu_last, gpu_fields = write_table(w, GPU_SHEET, "gpu", "GPU catalogue", list(catalog.gpus.values()), row)
-        w.finish_sheet(GPU_SHEET, max(len(gpu_fields), 5), gpu_last)
-        # Models: model catalogue
-        w.title(MODEL_SHEET, "Models", "Model architectures (inputs: blue). Parameter counts are computed on Plan.")
-        model_last, model_fields = write_table(w, MODEL_SHEET, "model", "Model catalogue", models, 3)
-        w.finish_sheet(MODEL_SHEET, len(model_fields), model_last)
-        # Plan inputs, then every calculation module in data-flow order
-        w.title("Plan", "Plan", "Scenario inputs (blue) and the selected hardware, model and training plan.")
-        for sheet in SHEET_ORDER[3:]:
+        _write_data_sheets(w, catalog, models)
+        w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
+                "hardware, model and training plan. The answers: Summary sheet.")
+        for sheet in CALC_SHEETS:
             w.calc_header(sheet, names)
-        write_inputs(w, [input_values(p.scenario, p.model.id) for p in planned])
+        write_inputs(w, [input_values(p.raw, p.model.id) for p in planned])
         results = [p.results for p in planned]
         for module, mod in modules():
             write_module(w, module, mod.QUANTITIES, results)
-        for sheet in SHEET_ORDER[4:]:
-            w.title(sheet, sheet, f"One row per quantity, one column per scenario (spec section in column C).")
-        master_ok = _write_master(w, results)
+        for sheet in CALC_SHEETS[1:]:
+            w.title(sheet, sheet, "One row per quantity, one column per scenario (spec section in the Source column).")
+        write_status(w, results, xl_col_to_name(COL_KEY))
+        _check_formats(w, len(names))
         add_charts(w, names)
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
-        for sheet in SHEET_ORDER[3:]:
+        for sheet in CALC_SHEETS:
             w.finish_sheet(sheet, value_col(len(names) - 1), w.book.layout.next_row.get(sheet, 5))
-        write_cover(w, provenance, "master_check_cell", master_ok, names)
+        statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
+        write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
+        write_cover(w, provenance, names, statuses, results)
         w.close()
         commit()
     except BaseException:
@@ -129,39 +128,36 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
     return book
 
 
-def _write_master(w: Writer, results: list[dict[str, float]]) -> bool:
-    """Master check on the Checks sheet: the sum of every check of every scenario (0 = pass)."""
-    from workbook.calc import registry
-    from workbook.writer.layout import LayoutError
-
-    check_names = [n for n, e in registry().items() if e.module == "checks"]
-    if not check_names:
-        raise LayoutError("no checks declared")
-    lay = w.book.layout
-    rows = [lay.rows[n][1] for n in check_names]
-    first, last = min(rows), max(rows)
-    n = len(results)
-    from xlsxwriter.utility import xl_rowcol_to_cell
-
-    rng = f"{xl_rowcol_to_cell(first, value_col(0))}:{xl_rowcol_to_cell(last, value_col(n - 1))}"
-    row = lay.place("Checks", "master_check", skip=1)
-    total = sum(r[c] for r in results for c in check_names)
-    w.text("Checks", row, 0, "Master check: failed checks over all scenarios (0 = all pass)", "block", "label")
-    w.text("Checks", row, COL_UNIT, "count", "unit", "unit")
-    w.text("Checks", row, COL_SOURCE, "rules §11", "source", "source")
-    w.text("Checks", row, COL_KEY, "master_check", "key", "key")
-    w.formula("Checks", row, value_col(0), f"=SUM({rng})", total, "check", key="master_check", num_format="0")
-    w.define("master_check_cell", "Checks", row, value_col(0))
-    _check_formats(w, first, last, row, n)
-    return total == 0
+def _write_data_sheets(w: Writer, catalog, models: list) -> None:
+    """Hardware (GPU catalogue), Models, Defaults and Constants: input and constant cells only."""
+    w.title(GPU_SHEET, "Hardware", "The GPU catalogue, one row per GPU (inputs: blue). Type a new GPU into the next "
+            "empty row: it joins the GPU dropdown on Plan and every lookup.")
+    last, fields = write_table(w, GPU_SHEET, "gpu", "GPU catalogue", list(catalog.gpus.values()), 3)
+    w.finish_sheet(GPU_SHEET, len(fields) - 1, last)
+    w.title(MODEL_SHEET, "Models", "Model architectures, one row per model (inputs: blue). Type a new model into the "
+            "next empty row. Parameter counts are computed on Plan.")
+    last, fields = write_table(w, MODEL_SHEET, "model", "Model catalogue", models, 3)
+    w.finish_sheet(MODEL_SHEET, len(fields) - 1, last)
+    w.title(DEFAULTS_SHEET, "Defaults", "Catalogue defaults (inputs: blue): a scenario input left blank on Plan takes "
+            "the value of the same key here.")
+    last = write_defaults(w, catalog.defaults, 3)
+    w.finish_sheet(DEFAULTS_SHEET, 5, last)
+    w.title(CONSTANTS_SHEET, "Constants", "Unit factors, spec factors, lookup tables, input ranges and choice lists "
+            "(locked): the formulas refer to these by name.")
+    consts, tables = _collect_constants()
+    last = write_constants(w, consts, tables, 3)
+    w.finish_sheet(CONSTANTS_SHEET, 7, last)
 
 
-def _check_formats(w: Writer, first: int, last: int, master_row: int, n: int) -> None:
+def _check_formats(w: Writer, n: int) -> None:
+    """Check cells green at 0, red otherwise (input checks, hard checks, warnings, master)."""
     from workbook.writer import styles
 
     ws = w.ws["Checks"]
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT})
     bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT})
-    for r0, r1, c1 in ((first, last, value_col(n - 1)), (master_row, master_row, value_col(0))):
+    rows = [r for k, (sheet, r) in w.book.layout.rows.items()
+            if sheet == "Checks" and (k.startswith(("check_", "warn_", "input_error_")))]
+    for r0, r1, c1 in ((min(rows), max(rows), value_col(n - 1)),):
         ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "==", "value": 0, "format": ok})
         ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0, "format": bad})

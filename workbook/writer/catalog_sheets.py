@@ -13,6 +13,10 @@ from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
 MODEL_SHEET = "Models"
+DEFAULTS_SHEET = "Defaults"
+CONSTANTS_SHEET = "Constants"
+#: empty input rows under each catalogue table: a GPU or model typed there joins the dropdowns and lookups
+SPARE_ROWS = 20
 META_FIELDS = ("source", "as_of", "field_sources")
 
 
@@ -35,7 +39,7 @@ def _cell_value(v: Any) -> Any:
 
 def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: int) -> int:
     """The Constants block (label, unit, source, key, value), then the lookup tables. Returns next row."""
-    sheet = GPU_SHEET
+    sheet = CONSTANTS_SHEET
     row = start_row
     w.text(sheet, row, 0, "Constants (unit factors and spec factors; locked)", "block", "label")
     row += 1
@@ -94,26 +98,48 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
                 w.blank(sheet, row, col, "input", "input", key=f"{prefix}_{f}")
             else:
                 w.number(sheet, row, col, v, "input", "input", key=f"{prefix}_{f}", num_format="General")
+    for _ in range(SPARE_ROWS):  # room to grow: unlocked, validated, inside every defined name
+        row += 1
+        for col, f in enumerate(fields):
+            style = "input_text" if f in ("id", "name", "source", "as_of") else "input"
+            w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}")
     last = row
     for col, f in enumerate(fields):
         w.define(f"cat_{prefix}_{f}", sheet, first, col, last)
         kind = _column_kind(records, f)
         if kind == "number":
-            ws.data_validation(first, col, last, col, {
-                "validate": "decimal", "criteria": ">=", "value": 0,
-                "error_title": "Catalogue value", "error_message": f"{f}: a number >= 0",
-            })
+            ws.data_validation(first, col, last, col, _number_validation(type(records[0]), f))
         elif kind == "bool":
             ws.data_validation(first, col, last, col, {
                 "validate": "integer", "criteria": "between", "minimum": 0, "maximum": 1,
                 "error_title": "Catalogue flag", "error_message": f"{f}: 1 (yes) or 0 (no)",
             })
-        elif f != "id":
+        else:
             ws.data_validation(first, col, last, col, {"validate": "length", "criteria": "<=", "value": 500})
     ws.set_column(0, 0, 18)
     ws.set_column(1, len(fields) - 1, 14)
     ws.freeze_panes(first, 1)
     return last + 2, fields
+
+
+def _number_validation(cls, f: str) -> dict:
+    """Data validation of a numeric catalogue column from the pydantic bounds (gt 0: strictly positive)."""
+    import annotated_types as at
+
+    lo, hi, strict = 0.0, None, False
+    for meta in cls.model_fields[f].metadata:
+        if isinstance(meta, at.Gt):
+            lo, strict = float(meta.gt), True
+        elif isinstance(meta, at.Ge):
+            lo = float(meta.ge)
+        elif isinstance(meta, (at.Le, at.Lt)):
+            hi = float(getattr(meta, "le", getattr(meta, "lt", None)))
+    if strict or hi is None:
+        words = f"a number {'above' if strict else 'at least'} {lo:g}"
+        return {"validate": "decimal", "criteria": ">" if strict else ">=", "value": lo,
+                "error_title": "Catalogue value", "error_message": f"{f}: {words}"}
+    return {"validate": "decimal", "criteria": "between", "minimum": lo, "maximum": hi,
+            "error_title": "Catalogue value", "error_message": f"{f}: a number from {lo:g} to {hi:g}"}
 
 
 def _column_kind(records: list[Any], f: str) -> str:
@@ -127,7 +153,7 @@ def _column_kind(records: list[Any], f: str) -> str:
 
 def write_defaults(w: Writer, defaults, start_row: int) -> int:
     """The catalogue defaults (inputs), each a defined name ``d_<key>``. Returns the next free row."""
-    sheet = GPU_SHEET
+    sheet = DEFAULTS_SHEET
     row = start_row
     w.text(sheet, row, 0, "Defaults (catalog/defaults.yaml; scenario inputs left empty take these)", "block", "label")
     row += 1

@@ -16,8 +16,11 @@ from workbook.calc import SHEETS
 
 SHEET_ORDER = [
     "Cover",
+    "Summary",
     "Hardware",
     "Models",
+    "Defaults",
+    "Constants",
     "Plan",
     "Training Memory",
     "ZeRO",
@@ -28,6 +31,12 @@ SHEET_ORDER = [
     "Cost",
     "Checks",
 ]
+#: sheets that show results of every other sheet (they may refer to any sheet)
+OUTPUT_SHEETS = ("Cover", "Summary")
+#: the catalogue and the constants: input and constant cells only
+DATA_SHEETS = ("Hardware", "Models", "Defaults", "Constants")
+#: sheets with the scenario columns (the common column layout), in data-flow order
+CALC_SHEETS = tuple(SHEET_ORDER[SHEET_ORDER.index("Plan"):])
 #: calc module -> sheet it is laid out on (data-flow order)
 MODULE_SHEET = SHEETS
 COL_LABEL, COL_UNIT, COL_NOTES, COL_SOURCE, COL_KEY, FIRST_VALUE_COL = 0, 1, 2, 3, 4, 5

@@ -25,7 +25,8 @@ BLOCK_TITLES = {
     "storage": "Storage IO (17.7)",
     "inference": "Inference latency and throughput (17.8)",
     "cost": "Cost (17.5.9, 17.8.11, 17.9)",
-    "checks": "Checks (0 = pass)",
+    "input_checks": "Input checks (0 = the Plan cell holds an allowed value; Notes: the input's key on Plan)",
+    "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
 }
 _LITERAL = re.compile(r"(?<![A-Za-z_$.0-9])(\d+\.?\d*(?:[eE][+-]?\d+)?)(?![A-Za-z_(0-9])")
 

@@ -33,6 +33,8 @@ STYLES: dict[str, dict] = {
     "text": {},
     "input": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},
     "input_text": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},
+    "input_header": {"bold": True, "font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False, "bottom": 1,
+                     "text_wrap": True},
     "constant": {"font_color": INPUT_FONT, "bg_color": CONST_FILL},
     "calc": {"font_color": "#000000"},
     "link": {"font_color": LINK_FONT},
@@ -68,3 +70,8 @@ def number_format(values: list[float]) -> str:
     if all(float(v).is_integer() for v in values):
         return NUMBER_FORMATS["int"]
     return NUMBER_FORMATS["dec"]
+
+
+def input_format(unit: str, values: list[float]) -> str:
+    """Number format of an input row (placeholder until the per-unit table lands)."""
+    return number_format(values) if values else NUMBER_FORMATS["dec"]

@@ -84,8 +84,8 @@ class Writer:
         self.book.cells.add(sheet, row, col, role, key)
 
     def formula(self, sheet: str, row: int, col: int, formula: str, cached: Any, role: str, key: str = "",
-                num_format: str | None = None, scenario: int | None = None) -> None:
-        style = "link" if role == "link" else ("check" if role == "check" else "calc")
+                num_format: str | None = None, scenario: int | None = None, style: str | None = None) -> None:
+        style = style or ("link" if role == "link" else ("check" if role == "check" else "calc"))
         if isinstance(cached, bool):
             cached = 1 if cached else 0
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
@@ -110,8 +110,10 @@ class Writer:
         ws = self.ws[sheet]
         for col, head in enumerate(FIXED_HEADERS):
             self.text(sheet, HEADER_ROW, col, head, "header", "header")
-        for i, name in enumerate(scenario_names):
-            self.text(sheet, HEADER_ROW, value_col(i), name, "header", "header")
+        if sheet != "Plan":  # Plan's header row holds the name inputs; every other header follows them
+            for i, name in enumerate(scenario_names):
+                ref = xl_rowcol_to_cell(HEADER_ROW, value_col(i))
+                self.formula(sheet, HEADER_ROW, value_col(i), f"=Plan!{ref}", name, "link", key="name", style="header")
         ws.set_column(COL_LABEL, COL_LABEL, 46)
         ws.set_column(COL_UNIT, COL_UNIT, 12)
         ws.set_column(COL_NOTES, COL_NOTES, 24)

@@ -1,0 +1,33 @@
+"""Input checks (Checks sheet): one per Plan input, 0 when the cell holds an allowed value, 1 when it
+is blank where a value is required, text in a number cell, or out of its range.
+
+The reference runs only on inputs that the scenario model accepted (workbook.scenario.model, with
+the same ranges), so every input check is 0 here; the workbook's formulas test the cells
+themselves, which is what catches an edit in Excel. The last row counts the errors.
+"""
+
+from __future__ import annotations
+
+from workbook.calc.base import Context, Q
+
+
+def _quantities() -> list[Q]:
+    from workbook.writer.inputs import input_rows
+
+    # the note is the input's key in Plan's Key column (the name is the header row, whose Key cell says "Key")
+    qs = [Q(f"input_error_{r.name}", "0/1", f"Input: {r.title}", "Plan", note=r.key if r.key != "name" else "Key")
+          for r in input_rows()]
+    qs.append(Q("input_error_price", "0/1", "Input: GPU-hour price (the GPU has no catalogue price for this basis)",
+                "17.5.9", note="cost.gpu_hour_usd"))
+    qs.append(Q("input_errors_count", "count", "Inputs in error", "Plan"))
+    return qs
+
+
+QUANTITIES = _quantities()
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    out = {q.name: 0.0 for q in QUANTITIES}
+    out["input_error_price"] = 0.0 if ctx.q["gpu_hour_usd"] > 0 else 1.0
+    out["input_errors_count"] = sum(v for k, v in out.items() if k != "input_errors_count")
+    return out

@@ -1,0 +1,48 @@
+"""Line items of the input checks (Checks sheet): each input cell tested for blank, type and range.
+
+Bounds are constants (``c_in_min_*``, ``c_in_max_*``, the scenario model's ranges) and choice lists
+are tables (``t_ch_*_choice``) on the Constants sheet; the Plan validation lists use the same tables.
+"""
+
+from __future__ import annotations
+
+from workbook.writer.inputs import InputRow, input_rows
+from workbook.writer.plan_inputs import bound_name, choice_table
+
+
+def _template(r: InputRow) -> str:
+    x = "{" + r.key + "}"
+    if r.kind == "name":
+        return f"=IF(AND(ISTEXT({x}),LEN({x})>=1),0,1)"
+    if r.kind in ("gpu", "model"):
+        return f"=IF(AND(ISTEXT({x}),ISNUMBER(MATCH({x},cat_{r.kind}_id,0))),0,1)"
+    if r.kind == "enum":
+        return f"=IF(ISNUMBER(MATCH({x},{choice_table(r)},0)),0,1)"
+    ok = f"ISNUMBER({x}),{x}>={bound_name(r, 'min')},{x}<={bound_name(r, 'max')}"
+    if r.kind == "int":
+        ok += f",INT({x})={x}"
+    if r.optional:
+        return f"=IFERROR(IF(OR(ISBLANK({x}),AND({ok})),0,1),1)"
+    return f"=IFERROR(IF(AND({ok}),0,1),1)"
+
+
+def _constants() -> list[tuple]:
+    out = []
+    for r in input_rows():
+        if r.kind in ("int", "float"):
+            out.append((bound_name(r, "min")[2:], r.lo, r.unit, f"{r.title}: lowest allowed", "scenario model"))
+            out.append((bound_name(r, "max")[2:], r.hi, r.unit, f"{r.title}: highest allowed", "scenario model"))
+    return out
+
+
+def _tables() -> dict:
+    return {choice_table(r)[2:-len("_choice")]: ("choice", [(c, {"position": i + 1}) for i, c in enumerate(r.choices)],
+                                                 f"allowed values of {r.key}")
+            for r in input_rows() if r.kind == "enum"}
+
+
+CONSTANTS = _constants()
+TABLES = _tables()
+ITEMS = {f"input_error_{r.name}": _template(r) for r in input_rows()}
+ITEMS["input_error_price"] = "=IF({gpu_hour_usd}>0,0,1)"
+ITEMS["input_errors_count"] = "=SUM({input_error_name}:{input_error_price})"

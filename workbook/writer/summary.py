@@ -1,0 +1,172 @@
+"""The Summary sheet: the answers a budget holder asks for first, one column per scenario, live.
+
+Rows are links to the quantities (or inputs) where they are computed, and verdicts as text:
+PASS / FAIL (hard checks) or PASS / WARN (warnings), "n/a" where the check does not apply to the
+scenario's purpose. :func:`summary_values` gives every row's reference value (cached values here,
+expected values in ``workbook verify``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, COL_UNIT, HEADER_ROW, quote_sheet, value_col
+from workbook.writer.xlsx import Writer
+
+SHEET = "Summary"
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str  # the quantity or input key it shows (verdicts: summary_<name>)
+    label: str
+    unit: str
+    kind: str = "value"  # value | text | verdict | warning | status
+    checks: tuple[str, ...] = ()
+    applies: str = ""  # checks_training_flag / checks_serving_flag
+
+
+_T, _S = "checks_training_flag", "checks_serving_flag"
+BLOCKS: list[tuple[str, list[Row]]] = [
+    ("The plan", [
+        Row("model", "Model", "id", "text"),
+        Row("gpu", "GPU", "id", "text"),
+        Row("purpose", "Purpose (which checks apply)", "choice", "text"),
+        Row("scenario_status", "Status", "text", "status"),
+    ]),
+    ("Training", [
+        Row("training.num_gpus", "GPUs in the training job", "GPUs"),
+        Row("plan_gpus_to_buy", "GPUs to procure (whole nodes, spares included)", "GPUs"),
+        Row("plan_nodes_to_buy", "Nodes to procure", "nodes"),
+        Row("plan_train_days_with_overhead", "Training days", "days"),
+        Row("training.target_days", "Target days", "days"),
+        Row("plan_tokens_per_day", "Tokens per day", "tokens"),
+        Row("gpu_hour_usd", "Price per GPU-hour", "USD/GPU-h"),
+        Row("train_cost_usd", "Training cost", "USD"),
+        Row("budget_headroom_usd", "Budget headroom (0 = no budget)", "USD"),
+        Row("zero_hbm_headroom_GB", "Memory headroom per GPU, training", "GB"),
+    ]),
+    ("Serving", [
+        Row("infer_num_gpus", "Serving GPUs", "GPUs"),
+        Row("infer_tokens_per_s_used", "Output tokens per second", "tokens/s"),
+        Row("infer_usd_per_1M_tokens", "Cost per 1M output tokens", "USD/1M tokens"),
+        Row("infer_daily_cost_usd", "Serving cost per day", "USD/day"),
+        Row("infer_hbm_headroom_GB", "Memory headroom per GPU, serving", "GB"),
+    ]),
+    ("Verdicts", [
+        Row("summary_train_memory", "Training memory fits", "verdict", "verdict", ("check_train_memory_fits",), _T),
+        Row("summary_target_days", "Finishes within the target days", "verdict", "verdict",
+            ("check_meets_target_days",), _T),
+        Row("summary_budget", "Within budget", "verdict", "verdict", ("check_within_budget",), _T),
+        Row("summary_layout", "Layout consistent (TP x PP x DP, TP in a node, PP divides layers)", "verdict",
+            "verdict", ("check_layout_gpus", "check_tp_in_node", "check_pp_divides_layers"), _T),
+        Row("summary_gpu_count", "GPU count consistent (procured, priced)", "verdict", "verdict",
+            ("check_gpu_count",), _T),
+        Row("summary_serving_memory", "Serving memory fits", "verdict", "verdict", ("check_infer_memory_fits",), _S),
+        Row("summary_comm_share", "Communication share under its limit", "verdict", "warning", ("warn_comm_share",),
+            _T),
+        Row("summary_ckpt_interval", "Checkpoint interval within the MTBF rule", "verdict", "warning",
+            ("warn_ckpt_interval",), _T),
+    ]),
+]
+
+
+def summary_values(results: list[dict[str, float]], scenarios: list, model_ids: list[str],
+                   statuses: list[str]) -> dict[str, list]:
+    """Reference value of every Summary row, per scenario (resolved scenarios for the inputs)."""
+    out: dict[str, list] = {}
+    for _, rows in BLOCKS:
+        for r in rows:
+            vals = []
+            for i, (res, sc) in enumerate(zip(results, scenarios)):
+                if r.kind == "status":
+                    vals.append(statuses[i])
+                elif r.kind == "text":
+                    vals.append({"model": model_ids[i], "gpu": sc.gpu, "purpose": sc.purpose}[r.key])
+                elif r.kind in ("verdict", "warning"):
+                    if not res[r.applies]:
+                        vals.append("n/a")
+                    else:
+                        failed = any(res[c] for c in r.checks)
+                        vals.append(("FAIL" if r.kind == "verdict" else "WARN") if failed else "PASS")
+                elif "." in r.key:
+                    section, field = r.key.split(".")
+                    vals.append(float(getattr(getattr(sc, section), field)))
+                else:
+                    vals.append(res[r.key])
+            out[r.key] = vals
+    return out
+
+
+def _ref(w: Writer, key: str, col: int) -> str:
+    sheet, row = w.book.layout.rows[key]
+    return f"{quote_sheet(sheet)}!{xl_rowcol_to_cell(row, col)}"
+
+
+def _formula(w: Writer, r: Row, col: int) -> str:
+    if r.kind in ("verdict", "warning"):
+        failed = "+".join(_ref(w, c, col) for c in r.checks)
+        flag = _ref(w, r.applies, col)
+        bad = "FAIL" if r.kind == "verdict" else "WARN"
+        return f'=CHOOSE(1+{flag}+{flag}*MIN(1,{failed}),"n/a","PASS","{bad}")'
+    return "=" + _ref(w, r.key, col)
+
+
+def write_summary(w: Writer, names: list[str], results: list[dict[str, float]], scenarios: list,
+                  model_ids: list[str], statuses: list[str]) -> None:
+    from workbook.writer import styles
+
+    w.title(SHEET, "Summary", "The answers per scenario, live from every sheet. Verdicts: PASS / FAIL (hard "
+            "checks), PASS / WARN (planning guidelines), n/a (not this scenario's purpose).")
+    w.calc_header(SHEET, names)
+    values = summary_values(results, scenarios, model_ids, statuses)
+    lay = w.book.layout
+    ws = w.ws[SHEET]
+    ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT})
+    bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT})
+    for title, rows in BLOCKS:
+        row = lay.place(SHEET, skip=0 if lay.next_row.get(SHEET) is None else 1)
+        w.text(SHEET, row, COL_LABEL, title, "block", "label")
+        for r in rows:
+            row = lay.place(SHEET, f"summary:{r.key}")
+            w.text(SHEET, row, COL_LABEL, r.label, "label", "label")
+            w.text(SHEET, row, COL_UNIT, r.unit, "unit", "unit")
+            w.text(SHEET, row, COL_NOTES, "", "note", "note")
+            src = lay.rows[r.checks[0] if r.checks else r.key][0]
+            w.text(SHEET, row, COL_SOURCE, src, "source", "source")
+            w.text(SHEET, row, COL_KEY, r.key, "key", "key")
+            nums = [v for v in values[r.key] if isinstance(v, float)]
+            fmt = styles.input_format(r.unit, nums) if nums else None
+            for i in range(len(names)):
+                col = value_col(i)
+                w.formula(SHEET, row, col, _formula(w, r, col), values[r.key][i], "link", key=r.key,
+                          num_format=fmt, scenario=i)
+            if r.kind in ("verdict", "warning", "status"):
+                last = value_col(len(names) - 1)
+                ws.conditional_format(row, value_col(0), row, last, {"type": "text", "criteria": "begins with",
+                                                                     "value": "PASS", "format": ok})
+                for word in ("FAIL", "WARN", "INPUT"):
+                    ws.conditional_format(row, value_col(0), row, last, {"type": "text", "criteria": "begins with",
+                                                                         "value": word, "format": bad})
+    _chart(w, names)
+    w.finish_sheet(SHEET, value_col(len(names) - 1), lay.next_row[SHEET] + 22)
+
+
+def _chart(w: Writer, names: list[str]) -> None:
+    lay = w.book.layout
+    n = len(names)
+    chart = w.wb.add_chart({"type": "bar"})
+    row = lay.rows["summary:train_cost_usd"][1]
+    chart.add_series({
+        "name": "Training cost",
+        "categories": [SHEET, HEADER_ROW, value_col(0), HEADER_ROW, value_col(n - 1)],
+        "values": [SHEET, row, value_col(0), row, value_col(n - 1)],
+        "data_labels": {"value": True, "num_format": "$#,##0,,\" M\""},
+    })
+    chart.set_title({"name": "Training cost per scenario (log scale)"})
+    chart.set_x_axis({"log_base": 10, "num_format": "$#,##0", "name": "USD"})
+    chart.set_legend({"none": True})
+    chart.set_size({"width": 760, "height": 340})
+    w.ws[SHEET].insert_chart(lay.next_row[SHEET] + 2, 0, chart)
