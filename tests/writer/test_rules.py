@@ -161,6 +161,48 @@ def _break_protection(wb):
     wb["Cost"].protection.sheet = False
 
 
+def _break_typed_default(wb):
+    """Type the Defaults value into a blank catalogue-backed input (the copy the old build wrote)."""
+    from workbook.readback import key_rows
+
+    row = key_rows(wb["Plan"])["network.nic_Gbps"] + 1
+    default = next(wb["Defaults"].cell(r, 5).value for r in range(1, 200) if wb["Defaults"].cell(r, 4).value == "nic_Gbps")
+    wb["Plan"].cell(row, value_col(0) + 1).value = default
+
+
+def _break_typed_price(wb):
+    """Type the GPU's catalogue price for the basis into the override cell."""
+    from workbook.readback import key_rows
+
+    rows = key_rows(wb["Plan"])
+    gpu = wb["Plan"].cell(rows["gpu"] + 1, value_col(0) + 1).value
+    basis = wb["Plan"].cell(rows["cost.price_basis"] + 1, value_col(0) + 1).value
+    wb["Plan"].cell(rows["cost.gpu_hour_usd"] + 1, value_col(0) + 1).value = rules._gpu_prices(wb)[(gpu, basis)]
+
+
+def _set_by_scenario() -> set[tuple[int, str]]:
+    """{(scenario index, input key)} that the shipped scenario files set themselves."""
+    from workbook.scenario import load_scenarios
+    from workbook.writer.inputs import input_values
+    from tests.writer.conftest import SHIPPED
+
+    return {(i, k) for i, sc in enumerate(load_scenarios(SHIPPED))
+            for k, v in input_values(sc, sc.model or "inline").items() if v is not None}
+
+
+def test_no_typed_catalogue_copies(wb):
+    assert rules.no_typed_catalogue_copies(wb, _set_by_scenario()) == []
+
+
+@pytest.mark.parametrize("breaker", [_break_typed_default, _break_typed_price], ids=lambda x: x.__name__)
+def test_typed_catalogue_copy_is_found(built, tmp_path, breaker):
+    wb = openpyxl.load_workbook(built[0])
+    breaker(wb)
+    path = tmp_path / "broken.xlsx"
+    wb.save(path)
+    assert rules.no_typed_catalogue_copies(openpyxl.load_workbook(path), _set_by_scenario()) != []
+
+
 BREAKERS = [
     (_break_literal, rules.no_literals),
     (_break_function, rules.allowed_functions),

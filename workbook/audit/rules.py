@@ -218,6 +218,65 @@ def print_setup(wb) -> list[str]:
     return out
 
 
+def no_typed_catalogue_copies(wb, set_by_scenario: set[tuple[int, str]] | None = None) -> list[str]:
+    """Live links: a Plan input that the catalogue backs (Source "scenario / Defaults" or
+    "scenario / Hardware") is blank unless the scenario sets it, so a number there equal to the
+    catalogue value it would take is a typed copy. *set_by_scenario* ({(scenario index, key)}, from
+    the scenario files) names the cells the scenario itself sets. Calculation sheets hold no typed
+    numbers at all."""
+    set_by_scenario = set_by_scenario or set()
+    out = []
+    plan = wb["Plan"]
+    rows = {}
+    for r in range(HEADER_ROW + 2, plan.max_row + 1):
+        key, source = plan.cell(r, COL_KEY + 1).value, plan.cell(r, COL_SOURCE + 1).value
+        if isinstance(key, str) and source in ("scenario / Defaults", "scenario / Hardware"):
+            rows[key] = (r, source)
+    defaults = _defaults(wb)
+    gpus = _gpu_prices(wb)
+    keys = {k: r for k, r in ((plan.cell(r, COL_KEY + 1).value, r) for r in range(1, plan.max_row + 1))
+            if isinstance(k, str)}
+    col = FIRST_VALUE_COL + 1
+    while plan.cell(HEADER_ROW + 1, col).value not in (None, ""):
+        gpu = plan.cell(keys["gpu"], col).value
+        basis = plan.cell(keys["cost.price_basis"], col).value
+        for key, (r, source) in rows.items():
+            v = plan.cell(r, col).value
+            if not isinstance(v, (int, float)) or isinstance(v, bool):
+                continue
+            field = key.split(".", 1)[1]
+            cat = defaults.get(field) if source == "scenario / Defaults" else gpus.get((gpu, basis))
+            if cat is not None and float(v) == float(cat) and (col - FIRST_VALUE_COL - 1, key) not in set_by_scenario:
+                out.append(f"Plan!{plan.cell(r, col).coordinate}: {v} typed where the catalogue gives it ({key})")
+        col += 1
+    for title in CALC_SHEETS[1:]:
+        ws = wb[title]
+        for row in ws.iter_rows(min_row=HEADER_ROW + 2, min_col=FIRST_VALUE_COL + 1):
+            out += [f"{title}!{c.coordinate}: typed number {c.value}" for c in row
+                    if isinstance(c.value, (int, float)) and not isinstance(c.value, bool)]
+    return out
+
+
+def _defaults(wb) -> dict[str, float]:
+    ws = wb["Defaults"]
+    return {ws.cell(r, 4).value: ws.cell(r, 5).value for r in range(1, ws.max_row + 1)
+            if isinstance(ws.cell(r, 4).value, str) and isinstance(ws.cell(r, 5).value, (int, float))}
+
+
+def _gpu_prices(wb) -> dict[tuple[str, str], float]:
+    ws = wb["Hardware"]
+    head = next(r for r in range(1, ws.max_row + 1) if ws.cell(r, 1).value == "id")
+    cols = {ws.cell(head, c).value: c for c in range(1, ws.max_column + 1)}
+    out = {}
+    for r in range(head + 1, ws.max_row + 1):
+        gid = ws.cell(r, cols["id"]).value
+        for basis in ("on_demand", "reserved", "spot"):
+            v = ws.cell(r, cols[f"price_{basis}_usd_per_gpu_hour"]).value
+            if gid and isinstance(v, (int, float)):
+                out[(gid, basis)] = v
+    return out
+
+
 ALL_RULES = [no_literals, allowed_functions, short_formulas, formulas_locked_sheets_protected,
              one_formula_per_row, labels_units_sources, references_flow_forward, nothing_hidden,
              defined_names_are_cells, print_setup]
