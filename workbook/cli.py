@@ -68,6 +68,16 @@ def _scenario_files(args) -> list[Path]:
     return files
 
 
+def _portable(path: Path) -> str:
+    """A path as the Cover shows it: relative to the working folder when inside it, else the folder name
+    (never the absolute path of the machine that built the file)."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix() or "."
+    except ValueError:
+        return path.name
+
+
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
@@ -82,7 +92,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     scenarios = load_scenarios(files)
     catalog_files = sorted(p for p in catalog_dir.glob("*.yaml"))
     provenance = [
-        ("Catalogue folder", str(catalog_dir)),
+        ("Catalogue folder", _portable(catalog_dir)),
         ("Catalogue hash (sha256, 16 hex)", files_hash(catalog_files)),
         ("Scenario files", ", ".join(p.name for p in files)),
         ("Scenario hash (sha256, 16 hex)", files_hash(files)),

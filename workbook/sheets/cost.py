@@ -27,7 +27,8 @@ ITEMS = {
     "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}>0,"
     "1-{gpu_price_spot_usd_per_gpu_hour}/{gpu_price_on_demand_usd_per_gpu_hour},0)",
     # 17.5.3: T = C / (N * peak * MFU) x overhead
-    "train_days_actual": f"={{train_total_FLOPs}}/({_N}*{{train_peak_TFLOPS}}*c_tera*{{training.mfu}})"
+    # the job runs on its N GPUs; the bill covers the GPUs procured (_N, spares and whole nodes included)
+    "train_days_actual": "={train_total_FLOPs}/({training.num_gpus}*{train_peak_TFLOPS}*c_tera*{training.mfu})"
     "*{training.overhead_factor}/c_s_per_day",
     # 17.5.9: GPU-hours = N * days * 24; cost = GPU-hours * price
     "train_gpu_hours": f"={_N}*{{train_days_actual}}*c_hours_per_day",

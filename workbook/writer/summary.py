@@ -1,6 +1,7 @@
 """The Summary sheet: the answers a budget holder asks for first, one column per scenario, live.
 
-Rows are links to the quantities (or inputs) where they are computed, and verdicts as text:
+Rows are links to the quantities (or inputs) where they are computed ("n/a" where the scenario's
+purpose excludes them: training figures of a serving plan), and verdicts as text:
 PASS / FAIL (hard checks) or PASS / WARN (warnings), "n/a" where the check does not apply to the
 scenario's purpose. :func:`summary_values` gives every row's reference value (cached values here,
 expected values in ``workbook verify``).
@@ -37,23 +38,23 @@ BLOCKS: list[tuple[str, list[Row]]] = [
         Row("scenario_status", "Status", "text", "status"),
     ]),
     ("Training", [
-        Row("training.num_gpus", "GPUs in the training job", "GPUs"),
-        Row("plan_gpus_to_buy", "GPUs to procure (whole nodes, spares included)", "GPUs"),
-        Row("plan_nodes_to_buy", "Nodes to procure", "nodes"),
-        Row("plan_train_days_with_overhead", "Training days", "days"),
-        Row("training.target_days", "Target days", "days"),
-        Row("plan_tokens_per_day", "Tokens per day", "tokens"),
-        Row("gpu_hour_usd", "Price per GPU-hour", "USD/GPU-h"),
-        Row("train_cost_usd", "Training cost", "USD"),
-        Row("budget_headroom_usd", "Budget headroom (0 = no budget)", "USD"),
-        Row("zero_hbm_headroom_GB", "Memory headroom per GPU, training", "GB"),
+        Row("training.num_gpus", "GPUs in the training job", "GPUs", applies=_T),
+        Row("plan_gpus_to_buy", "GPUs to procure (whole nodes, spares included)", "GPUs", applies=_T),
+        Row("plan_nodes_to_buy", "Nodes to procure", "nodes", applies=_T),
+        Row("plan_train_days_with_overhead", "Training days", "days", applies=_T),
+        Row("training.target_days", "Target days", "days", applies=_T),
+        Row("plan_tokens_per_day", "Tokens per day", "tokens", applies=_T),
+        Row("gpu_hour_usd", "Price per GPU-hour", "USD/GPU-h", applies=_T),
+        Row("train_cost_usd", "Training cost", "USD", applies=_T),
+        Row("budget_headroom_usd", "Budget headroom (0 = no budget)", "USD", applies=_T),
+        Row("zero_hbm_headroom_GB", "Memory headroom per GPU, training", "GB", applies=_T),
     ]),
     ("Serving", [
-        Row("infer_num_gpus", "Serving GPUs", "GPUs"),
-        Row("infer_tokens_per_s_used", "Output tokens per second", "tokens/s"),
-        Row("infer_usd_per_1M_tokens", "Cost per 1M output tokens", "USD/1M tokens"),
-        Row("infer_daily_cost_usd", "Serving cost per day", "USD/day"),
-        Row("infer_hbm_headroom_GB", "Memory headroom per GPU, serving", "GB"),
+        Row("infer_num_gpus", "Serving GPUs", "GPUs", applies=_S),
+        Row("infer_tokens_per_s_used", "Output tokens per second", "tokens/s", applies=_S),
+        Row("infer_usd_per_1M_tokens", "Cost per 1M output tokens", "USD/1M tokens", applies=_S),
+        Row("infer_daily_cost_usd", "Serving cost per day", "USD/day", applies=_S),
+        Row("infer_hbm_headroom_GB", "Memory headroom per GPU, serving", "GB", applies=_S),
     ]),
     ("Verdicts", [
         Row("summary_train_memory", "Training memory fits", "verdict", "verdict", ("check_train_memory_fits",), _T),
@@ -91,6 +92,8 @@ def summary_values(results: list[dict[str, float]], scenarios: list, model_ids: 
                     else:
                         failed = any(res[c] for c in r.checks)
                         vals.append(("FAIL" if r.kind == "verdict" else "WARN") if failed else "PASS")
+                elif r.applies and not res[r.applies]:
+                    vals.append("n/a")
                 elif "." in r.key:
                     section, field = r.key.split(".")
                     vals.append(float(getattr(getattr(sc, section), field)))
@@ -111,6 +114,8 @@ def _formula(w: Writer, r: Row, col: int) -> str:
         flag = _ref(w, r.applies, col)
         bad = "FAIL" if r.kind == "verdict" else "WARN"
         return f'=CHOOSE(1+{flag}+{flag}*MIN(1,{failed}),"n/a","PASS","{bad}")'
+    if r.applies:  # a training (serving) figure of a scenario whose purpose excludes it reads "n/a"
+        return f'=IF({_ref(w, r.applies, col)}=1,{_ref(w, r.key, col)},"n/a")'
     return "=" + _ref(w, r.key, col)
 
 

@@ -1,0 +1,162 @@
+"""Helpers for the behaviour tests: edit a built workbook the way a person would in Excel
+(openpyxl on the input cells), and read a recalculated copy back by sheet, key and scenario.
+
+Positions are read from the file itself (the Key column, the catalogue header rows, the Cover
+labels), never hard-coded, so the tests follow the layout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import openpyxl
+
+from workbook.engines.values import Values
+from workbook.readback import key_rows
+from workbook.writer.layout import CALC_SHEETS, HEADER_ROW, value_col, value_col_name
+
+#: sheets with the scenario-column layout (key column E, one value column per scenario)
+KEYED_SHEETS = CALC_SHEETS + ("Summary",)
+
+
+def _title_row(ws, title: str) -> int:
+    """1-based row of the first column-A cell equal to *title* (or starting with it)."""
+    for (cell,) in ws.iter_rows(min_col=1, max_col=1):
+        if isinstance(cell.value, str) and cell.value.startswith(title):
+            return cell.row
+    raise LookupError(f"{ws.title}: no row titled {title!r}")
+
+
+class Layout:
+    """Where things are in the built (unedited) workbook: keyed rows, Cover rows, header cells."""
+
+    def __init__(self, path: Path | str):
+        wb = openpyxl.load_workbook(path)
+        self.rows = {title: key_rows(wb[title]) for title in KEYED_SHEETS}
+        self.names = []
+        col = value_col(0) + 1
+        while wb["Plan"].cell(HEADER_ROW + 1, col).value not in (None, ""):
+            self.names.append(wb["Plan"].cell(HEADER_ROW + 1, col).value)
+            col += 1
+        cover = wb["Cover"]
+        self.cover_master = f"B{_title_row(cover, 'Master check')}"
+        self.cover_scenarios = [(f"B{_title_row(cover, f'Scenario {i + 1}')}", f"C{_title_row(cover, f'Scenario {i + 1}')}")
+                                for i in range(len(self.names))]
+        wb.close()
+
+    def cell(self, sheet: str, key: str, i: int) -> str:
+        """A1 address of *key* in scenario column *i* of *sheet* ("name" is the header row)."""
+        row = HEADER_ROW if key == "name" else self.rows[sheet][key]
+        return f"{value_col_name(i)}{row + 1}"
+
+
+class Recalc:
+    """The recalculated values of one edited copy, looked up by sheet, key and scenario."""
+
+    def __init__(self, values: Values, layout: Layout):
+        self.values = values
+        self.layout = layout
+
+    def get(self, sheet: str, key: str, i: int) -> Any:
+        return self.values[(sheet, self.layout.cell(sheet, key, i))]
+
+    def row(self, sheet: str, key: str) -> list[Any]:
+        return [self.get(sheet, key, i) for i in range(len(self.layout.names))]
+
+    def header(self, sheet: str, i: int) -> Any:
+        return self.values[(sheet, f"{value_col_name(i)}{HEADER_ROW + 1}")]
+
+    @property
+    def master(self) -> Any:
+        """The Cover's master-check line."""
+        return self.values[("Cover", self.layout.cover_master)]
+
+    @property
+    def cover_scenarios(self) -> list[tuple[Any, Any]]:
+        """(name, status) of each scenario as the Cover lists them."""
+        return [(self.values[("Cover", b)], self.values[("Cover", c)]) for b, c in self.layout.cover_scenarios]
+
+    def errors(self, *sheets: str) -> dict[tuple[str, str], Any]:
+        """Formula cells holding an error value (a string starting with '#'), on *sheets* (all if none)."""
+        return {k: v for k, v in self.values.items()
+                if (not sheets or k[0] in sheets) and isinstance(v, str) and v.startswith("#")}
+
+
+class EditBook:
+    """An openpyxl handle on a copy of the workbook, with the edits a person makes in Excel."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.wb = openpyxl.load_workbook(self.path)
+        self.plan_rows = key_rows(self.wb["Plan"])
+
+    def save(self) -> None:
+        self.wb.save(self.path)
+
+    # ---- Plan (scenario inputs)
+    def plan_cell(self, key: str, i: int):
+        row = HEADER_ROW if key == "name" else self.plan_rows[key]
+        return self.wb["Plan"].cell(row + 1, value_col(i) + 1)
+
+    def plan(self, key: str, i: int, value: Any = None) -> Any:
+        """Type *value* into the Plan input *key* of scenario *i* (None clears the cell); returns the old value."""
+        cell = self.plan_cell(key, i)
+        old = cell.value
+        cell.value = value
+        return old
+
+    # ---- Hardware (GPU catalogue)
+    def _gpu_table(self) -> tuple[Any, int, dict[str, int]]:
+        ws = self.wb["Hardware"]
+        title = _title_row(ws, "GPU catalogue")
+        header = {c.value: c.column for c in ws[title + 1] if c.value}
+        return ws, title, header
+
+    def gpu_row(self, gpu_id: str) -> int:
+        """1-based Hardware row of *gpu_id*."""
+        ws, title, header = self._gpu_table()
+        r = title + 2
+        while ws.cell(r, header["id"]).value not in (None, ""):
+            if ws.cell(r, header["id"]).value == gpu_id:
+                return r
+            r += 1
+        raise LookupError(f"GPU {gpu_id!r} not on Hardware")
+
+    def gpu(self, gpu_id: str, field: str, value: Any = None) -> Any:
+        """Set a GPU's catalogue field; returns the old value."""
+        ws, _, header = self._gpu_table()
+        cell = ws.cell(self.gpu_row(gpu_id), header[field])
+        old = cell.value
+        cell.value = value
+        return old
+
+    def gpu_value(self, gpu_id: str, field: str) -> Any:
+        ws, _, header = self._gpu_table()
+        return ws.cell(self.gpu_row(gpu_id), header[field]).value
+
+    def add_gpu(self, like: str, new_id: str, **changes: Any) -> int:
+        """Type a new GPU into the first empty catalogue row: *like*'s values, then *changes*. Returns its row."""
+        ws, title, header = self._gpu_table()
+        src = self.gpu_row(like)
+        r = title + 2
+        while ws.cell(r, header["id"]).value not in (None, ""):
+            r += 1
+        for field, col in header.items():
+            ws.cell(r, col).value = ws.cell(src, col).value
+        ws.cell(r, header["id"]).value = new_id
+        for field, value in changes.items():
+            ws.cell(r, header[field]).value = value
+        return r
+
+    # ---- Defaults
+    def default(self, key: str, value: Any) -> Any:
+        """Set the Defaults sheet's value of *key* (key in column D, value in column E); returns the old value."""
+        ws = self.wb["Defaults"]
+        for (cell,) in ws.iter_rows(min_col=4, max_col=4):
+            if cell.value == key:
+                target = ws.cell(cell.row, 5)
+                old = target.value
+                target.value = value
+                return old
+        raise LookupError(f"default {key!r} not on Defaults")
