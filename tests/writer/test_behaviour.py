@@ -19,8 +19,12 @@ The fixture checks these facts, so a change in the shipped scenarios fails loudl
 from __future__ import annotations
 
 import math
+import multiprocessing
+import os
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -190,27 +194,45 @@ def _(b, cat):
 # ---------------------------------------------------------------- fixture
 
 
+#: LibreOffice converts one file after another (about 1.5 s each), and openpyxl is single-threaded:
+#: the copies are made and recalculated in this many worker processes, each with its own soffice run
+WORKERS = max(1, min(4, os.cpu_count() or 1))
+
+
+def _make_and_recalculate(jobs: list[tuple[str, str, str]]) -> dict[str, dict]:
+    """Worker: make each edited copy (edit name, source, destination), then recalculate them all with
+    one LibreOffice start. Returns {edit name: recalculated values}."""
+    from workbook.catalog import load_catalog
+
+    catalog = load_catalog()
+    paths = {}
+    for name, src, dst in jobs:
+        shutil.copyfile(src, dst)
+        fn = EDITS[name]
+        if fn is not None:
+            book = EditBook(dst)
+            fn(book, catalog)
+            book.save()
+        paths[name] = Path(dst)
+    values = recalculate_many(list(paths.values()), "libreoffice")
+    return {name: values[path] for name, path in paths.items()}
+
+
 @pytest.fixture(scope="module")
 def layout(built):
     return Layout(built[0])
 
 
 @pytest.fixture(scope="module")
-def rc(built, catalog, layout, tmp_path_factory) -> dict[str, Recalc]:
-    """{edit name: its recalculated copy}; all copies recalculated with one LibreOffice start."""
+def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
+    """{edit name: its recalculated copy}. The copies are split over WORKERS processes."""
     folder = tmp_path_factory.mktemp("behaviour")
-    paths = {}
-    for name, fn in EDITS.items():
-        path = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], path)
-        if fn is not None:
-            book = EditBook(path)
-            fn(book, catalog)
-            book.save()
-        paths[name] = path
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    out = {name: Recalc(values[path], layout) for name, path in paths.items()}
-    return out
+    jobs = [(name, str(built[0]), str(folder / f"{name}.xlsx")) for name in EDITS]
+    chunks = [jobs[k::WORKERS] for k in range(WORKERS) if jobs[k::WORKERS]]
+    with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
+        parts = list(pool.map(_make_and_recalculate, chunks))
+    values = {name: v for part in parts for name, v in part.items()}
+    return {name: Recalc(values[name], layout) for name in EDITS}
 
 
 @pytest.fixture(scope="module")

@@ -103,6 +103,8 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
                 "hardware, model and training plan. The answers: Summary sheet.")
         for sheet in CALC_SHEETS:
             w.calc_header(sheet, names)
+        w.ws["Plan"].write_url(2, 0, "internal:Summary!A1", w.fmt("link"), string="The answers: Summary sheet")
+        w.book.cells.add("Plan", 2, 0, "label")
         write_inputs(w, [input_values(p.raw, p.model.id) for p in planned])
         results = [p.results for p in planned]
         for module, mod in modules():

@@ -7,6 +7,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook import __version__
 from workbook.writer.layout import HEADER_ROW, value_col
+from workbook.writer import styles
 from workbook.writer.styles import LEGEND
 from workbook.writer.xlsx import Writer
 
@@ -48,8 +49,9 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
                f'&": "&INDEX({status},MATCH(1,{flags},0)))')
     failed = [r["scenario_failed_flag"] for r in results]
     w.formula(SHEET, row, 1, overall, overall_text(names, statuses, failed), "output", key="master_check_status")
-    ok = w.wb.add_format({"bg_color": "#C6EFCE", "font_color": "#006100", "bold": True})
-    bad = w.wb.add_format({"bg_color": "#FFC7CE", "font_color": "#9C0006", "bold": True})
+    ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT, "bold": True})
+    bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT, "bold": True})
+    amber = w.wb.add_format({"bg_color": styles.WARN_FILL, "font_color": styles.WARN_FONT, "bold": True})
     ws.conditional_format(row, 1, row, 1, {"type": "text", "criteria": "begins with", "value": "ALL", "format": ok})
     ws.conditional_format(row, 1, row, 1, {"type": "text", "criteria": "begins with", "value": "CHECKS", "format": bad})
     row += 1
@@ -69,6 +71,8 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
         w.text(SHEET, row, 0, f"Scenario {i + 1}", "label", "label")
         w.formula(SHEET, row, 1, f"=Plan!{xl_rowcol_to_cell(HEADER_ROW, col)}", name, "link", key="scenario_name")
         w.formula(SHEET, row, 2, f"=Checks!{xl_rowcol_to_cell(st_row, col)}", statuses[i], "link", key="scenario_status")
+        ws.conditional_format(row, 2, row, 2, {"type": "text", "criteria": "begins with", "value": "PASS (",
+                                                "format": amber})
         ws.conditional_format(row, 2, row, 2, {"type": "text", "criteria": "begins with", "value": "PASS", "format": ok})
         ws.conditional_format(row, 2, row, 2, {"type": "text", "criteria": "not containing", "value": "PASS",
                                                 "format": bad})

@@ -16,6 +16,8 @@ PASS_FONT = "#006100"
 FAIL_FILL = "#FFC7CE"
 FAIL_FONT = "#9C0006"
 MUTED_FONT = "#595959"
+WARN_FILL = "#FFEB9C"
+WARN_FONT = "#9C5700"
 
 BASE = {"font_name": "Calibri", "font_size": 10, "valign": "top"}
 

@@ -126,11 +126,14 @@ def write_summary(w: Writer, names: list[str], results: list[dict[str, float]], 
     w.title(SHEET, "Summary", "The answers per scenario, live from every sheet. Verdicts: PASS / FAIL (hard "
             "checks), PASS / WARN (planning guidelines), n/a (not this scenario's purpose).")
     w.calc_header(SHEET, names)
+    w.ws[SHEET].write_url(2, 0, "internal:Plan!A1", w.fmt("link"), string="Change the inputs: Plan sheet")
+    w.book.cells.add(SHEET, 2, 0, "label")
     values = summary_values(results, scenarios, model_ids, statuses)
     lay = w.book.layout
     ws = w.ws[SHEET]
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT})
     bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT})
+    amber = w.wb.add_format({"bg_color": styles.WARN_FILL, "font_color": styles.WARN_FONT})
     for title, rows in BLOCKS:
         row = lay.place(SHEET, skip=0 if lay.next_row.get(SHEET) is None else 1)
         w.text(SHEET, row, COL_LABEL, title, "block", "label")
@@ -150,11 +153,9 @@ def write_summary(w: Writer, names: list[str], results: list[dict[str, float]], 
                           num_format=fmt, scenario=i)
             if r.kind in ("verdict", "warning", "status"):
                 last = value_col(len(names) - 1)
-                ws.conditional_format(row, value_col(0), row, last, {"type": "text", "criteria": "begins with",
-                                                                     "value": "PASS", "format": ok})
-                for word in ("FAIL", "WARN", "INPUT"):
+                for word, fmt in (("PASS (", amber), ("PASS", ok), ("WARN", amber), ("FAIL", bad), ("INPUT", bad)):
                     ws.conditional_format(row, value_col(0), row, last, {"type": "text", "criteria": "begins with",
-                                                                         "value": word, "format": bad})
+                                                                         "value": word, "format": fmt})
     _chart(w, names)
     w.finish_sheet(SHEET, value_col(len(names) - 1), lay.next_row[SHEET] + 22)
 
