@@ -32,7 +32,7 @@ from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.calc.checks import HARD, WARNINGS
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
-from workbook.writer.layout import CALC_SHEETS, value_col_name
+from workbook.writer.layout import CALC_SHEETS
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
 
@@ -199,23 +199,40 @@ def _(b, cat):
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
-def _make_and_recalculate(jobs: list[tuple[str, str, str]]) -> dict[str, dict]:
+def _make_and_recalculate(jobs: list[tuple[str, str, str]]) -> dict[str, dict | str]:
     """Worker: make each edited copy (edit name, source, destination), then recalculate them all with
-    one LibreOffice start. Returns {edit name: recalculated values}."""
+    one LibreOffice start. Returns {edit name: recalculated values, or the text of the edit's error}."""
+    import traceback
+
     from workbook.catalog import load_catalog
 
     catalog = load_catalog()
-    paths = {}
+    paths, out = {}, {}
     for name, src, dst in jobs:
-        shutil.copyfile(src, dst)
-        fn = EDITS[name]
-        if fn is not None:
-            book = EditBook(dst)
-            fn(book, catalog)
-            book.save()
-        paths[name] = Path(dst)
+        try:
+            shutil.copyfile(src, dst)
+            fn = EDITS[name]
+            if fn is not None:
+                book = EditBook(dst)
+                fn(book, catalog)
+                book.save()
+            paths[name] = Path(dst)
+        except Exception:  # reported by the tests that use this edit, not by every test
+            out[name] = traceback.format_exc()
     values = recalculate_many(list(paths.values()), "libreoffice")
-    return {name: values[path] for name, path in paths.items()}
+    out.update({name: values[path] for name, path in paths.items()})
+    return out
+
+
+class Recalculated(dict):
+    """{edit name: Recalc}; an edit that could not be made fails the tests that use it."""
+
+    def __init__(self, values: dict, layout: Layout):
+        super().__init__({n: Recalc(v, layout) for n, v in values.items() if not isinstance(v, str)})
+        self.failed = {n: v for n, v in values.items() if isinstance(v, str)}
+
+    def __missing__(self, name):
+        pytest.fail(f"edit {name!r} could not be made:\n{self.failed.get(name, 'unknown edit')}", pytrace=False)
 
 
 @pytest.fixture(scope="module")
@@ -224,15 +241,14 @@ def layout(built):
 
 
 @pytest.fixture(scope="module")
-def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
+def rc(built, layout, tmp_path_factory) -> Recalculated:
     """{edit name: its recalculated copy}. The copies are split over WORKERS processes."""
     folder = tmp_path_factory.mktemp("behaviour")
     jobs = [(name, str(built[0]), str(folder / f"{name}.xlsx")) for name in EDITS]
     chunks = [jobs[k::WORKERS] for k in range(WORKERS) if jobs[k::WORKERS]]
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
         parts = list(pool.map(_make_and_recalculate, chunks))
-    values = {name: v for part in parts for name, v in part.items()}
-    return {name: Recalc(values[name], layout) for name in EDITS}
+    return Recalculated({name: v for part in parts for name, v in part.items()}, layout)
 
 
 @pytest.fixture(scope="module")
