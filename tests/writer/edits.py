@@ -41,8 +41,8 @@ class Layout:
             col += 1
         cover = wb["Cover"]
         self.cover_master = f"B{_title_row(cover, 'Master check')}"
-        self.cover_scenarios = [(f"B{_title_row(cover, f'Scenario {i + 1}')}", f"C{_title_row(cover, f'Scenario {i + 1}')}")
-                                for i in range(len(self.names))]
+        rows = [_title_row(cover, f"Scenario {i + 1}") for i in range(len(self.names))]
+        self.cover_scenarios = [(f"B{r}", f"C{r}") for r in rows]
         wb.close()
 
     def cell(self, sheet: str, key: str, i: int) -> str:

@@ -17,6 +17,8 @@ from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, CO
 from workbook.writer.xlsx import Writer
 
 SHEET = "Summary"
+#: what a figure shows when an input upstream is in error (the status row names the input)
+INPUT_ERROR_TEXT = "input error"
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def _formula(w: Writer, r: Row, col: int) -> str:
         bad = "FAIL" if r.kind == "verdict" else "WARN"
         return f'=CHOOSE(1+{flag}+{flag}*MIN(1,{failed}),"n/a","PASS","{bad}")'
     if r.applies:  # a training (serving) figure of a scenario whose purpose excludes it reads "n/a"
-        return f'=IF({_ref(w, r.applies, col)}=1,{_ref(w, r.key, col)},"n/a")'
+        return f'=IFERROR(IF({_ref(w, r.applies, col)}=1,{_ref(w, r.key, col)},"n/a"),"{INPUT_ERROR_TEXT}")'
     return "=" + _ref(w, r.key, col)
 
 
