@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbook.units import field_unit
+from workbook.writer.styles import number_format
 from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
@@ -23,6 +25,13 @@ def table_fields(records: list[Any]) -> list[str]:
     body = [f for f in fields if f not in head and f not in META_FIELDS]
     tail = [f for f in ("source", "as_of") if f in fields]
     return head + body + tail
+
+
+def column_format(records: list[Any], f: str) -> str:
+    """Number format of a catalogue column: the unit its name carries, the decimals its values need."""
+    info = type(records[0]).model_fields[f]
+    values = [_cell_value(getattr(r, f)) for r in records]
+    return number_format(field_unit(f, info.annotation), [v for v in values if isinstance(v, (int, float))])
 
 
 def _cell_value(v: Any) -> Any:
@@ -47,7 +56,7 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         w.text(sheet, row, 1, unit, "unit", "unit")
         w.text(sheet, row, 2, source, "source", "source")
         w.text(sheet, row, 3, f"c_{name}", "key", "key")
-        w.number(sheet, row, 4, value, "constant", "constant", key=f"c_{name}", num_format="General")
+        w.number(sheet, row, 4, value, "constant", "constant", key=f"c_{name}", num_format=number_format(unit, [value]))
         w.define(f"c_{name}", sheet, row, 4)
         row += 1
     for tname, (key_col, rows, source) in tables.items():
@@ -59,11 +68,12 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         for j, c in enumerate(columns):
             w.text(sheet, row, 4 + j, c, "header", "header")
         first = row + 1
+        formats = {c: number_format("", [vals[c] for _, vals in rows]) for c in columns}
         for k, vals in rows:
             row += 1
             w.text(sheet, row, 3, k, "key", "constant", key=f"t_{tname}_{key_col}")
             for j, c in enumerate(columns):
-                w.number(sheet, row, 4 + j, vals[c], "constant", "constant", key=f"t_{tname}_{c}", num_format="General")
+                w.number(sheet, row, 4 + j, vals[c], "constant", "constant", key=f"t_{tname}_{c}", num_format=formats[c])
         w.define(f"t_{tname}_{key_col}", sheet, first, 3, row)
         for j, c in enumerate(columns):
             w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
@@ -81,6 +91,8 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
     for col, f in enumerate(fields):
         w.text(sheet, row, col, f, "header", "header")
     first = row + 1
+    kinds = {f: _column_kind(records, f) for f in fields}
+    formats = {f: column_format(records, f) for f in fields if kinds[f] in ("number", "bool")}
     for rec in records:
         row += 1
         for col, f in enumerate(fields):
@@ -91,13 +103,15 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
                 else:
                     w.text(sheet, row, col, v, "input_text", "input", key=f"{prefix}_{f}")
             elif v is None:
-                w.blank(sheet, row, col, "input", "input", key=f"{prefix}_{f}")
+                style = "input_flag" if kinds[f] == "bool" else "input"
+                w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
             else:
-                w.number(sheet, row, col, v, "input", "input", key=f"{prefix}_{f}", num_format="General")
+                style = "input_flag" if kinds[f] == "bool" else "input"
+                w.number(sheet, row, col, v, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
     last = row
     for col, f in enumerate(fields):
         w.define(f"cat_{prefix}_{f}", sheet, first, col, last)
-        kind = _column_kind(records, f)
+        kind = kinds[f]
         if kind == "number":
             ws.data_validation(first, col, last, col, {
                 "validate": "decimal", "criteria": ">=", "value": 0,
@@ -140,7 +154,7 @@ def write_defaults(w: Writer, defaults, start_row: int) -> int:
         w.text(sheet, row, 1, rec.unit, "unit", "unit")
         w.text(sheet, row, 2, rec.source, "source", "source")
         w.text(sheet, row, 3, key, "key", "key")
-        w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format="General")
+        w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format=number_format(rec.unit, [rec.value]))
         w.text(sheet, row, 5, rec.as_of.isoformat(), "source", "source")
         w.define(f"d_{key}", sheet, row, 4)
     w.ws[sheet].data_validation(first, 4, row, 4, {

@@ -79,8 +79,9 @@ class Writer:
         self.ws[sheet].write_number(row, col, float(value), self.fmt(style, num_format))
         self.book.cells.add(sheet, row, col, role, key, scenario)
 
-    def blank(self, sheet: str, row: int, col: int, style: str, role: str, key: str = "") -> None:
-        self.ws[sheet].write_blank(row, col, None, self.fmt(style))
+    def blank(self, sheet: str, row: int, col: int, style: str, role: str, key: str = "",
+              num_format: str | None = None) -> None:
+        self.ws[sheet].write_blank(row, col, None, self.fmt(style, num_format))
         self.book.cells.add(sheet, row, col, role, key)
 
     def formula(self, sheet: str, row: int, col: int, formula: str, cached: Any, role: str, key: str = "",
