@@ -15,15 +15,20 @@ from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
 MODEL_SHEET = "Models"
-META_FIELDS = ("source", "as_of", "field_sources")
+META_FIELDS = ("notes", "source", "as_of", "field_sources")
+#: catalogue text columns that wrap (long names, notes and sources)
+WRAP_FIELDS = ("name", "notes", "source")
+#: (min, max) width of a catalogue column by kind; numbers are narrow, their headers wrap
+TABLE_WIDTHS = {"id": (6, 16), "name": (14, 24), "notes": (24, 48), "source": (24, 48), "as_of": (10, 11),
+                "text": (6, 16), "number": (7, 11), "bool": (6, 9)}
 
 
 def table_fields(records: list[Any]) -> list[str]:
-    """Field names of a catalogue table: id and name first, provenance last."""
+    """Field names of a catalogue table: id and name first, notes and provenance last."""
     fields = list(type(records[0]).model_fields)
     head = [f for f in ("id", "name") if f in fields]
     body = [f for f in fields if f not in head and f not in META_FIELDS]
-    tail = [f for f in ("source", "as_of") if f in fields]
+    tail = [f for f in ("notes", "source", "as_of") if f in fields]
     return head + body + tail
 
 
@@ -78,6 +83,8 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         for j, c in enumerate(columns):
             w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
         row += 1
+    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 24), (8, 16))):
+        w.fit_columns(sheet, col, col, lo, hi)
     return row + 1
 
 
@@ -90,6 +97,7 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
     row += 1
     for col, f in enumerate(fields):
         w.text(sheet, row, col, f, "header", "header")
+    w.set_table_header(sheet, row, 1)
     first = row + 1
     kinds = {f: _column_kind(records, f) for f in fields}
     formats = {f: column_format(records, f) for f in fields if kinds[f] in ("number", "bool")}
@@ -101,7 +109,8 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
                 if f == "id":
                     w.text(sheet, row, col, v, "text", "text", key=f"{prefix}_{f}")
                 else:
-                    w.text(sheet, row, col, v, "input_text", "input", key=f"{prefix}_{f}")
+                    style = "input_wrap" if f in WRAP_FIELDS else "input_text"
+                    w.text(sheet, row, col, v, style, "input", key=f"{prefix}_{f}")
             elif v is None:
                 style = "input_flag" if kinds[f] == "bool" else "input"
                 w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
@@ -110,6 +119,7 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
                 w.number(sheet, row, col, v, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
     last = row
     for col, f in enumerate(fields):
+        w.fit_columns(sheet, col, col, *TABLE_WIDTHS.get(f, TABLE_WIDTHS[kinds[f]]))
         w.define(f"cat_{prefix}_{f}", sheet, first, col, last)
         kind = kinds[f]
         if kind == "number":
@@ -124,9 +134,6 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
             })
         elif f != "id":
             ws.data_validation(first, col, last, col, {"validate": "length", "criteria": "<=", "value": 500})
-    ws.set_column(0, 0, 18)
-    ws.set_column(1, len(fields) - 1, 14)
-    ws.freeze_panes(first, 1)
     return last + 2, fields
 
 
