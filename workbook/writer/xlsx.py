@@ -68,6 +68,7 @@ class Writer:
         #: sheet -> (header row, columns to freeze) of its table: freeze panes and print titles follow it
         self.table_header: dict[str, tuple[int, int]] = {}
         self.calc_sheets: list[str] = []  # sheets with the scenario columns
+        self.cached: dict[str, dict[int, float]] = {}  # quantity -> {scenario: cached value} (charts)
 
     def fmt(self, style: str, num_format: str | None = None):
         key = (style, num_format or "")
@@ -115,6 +116,8 @@ class Writer:
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
         self.book.cells.add(sheet, row, col, role, key, scenario)
         shown = render(num_format or "General", float(cached)) if isinstance(cached, (int, float)) else str(cached)
+        if key and scenario is not None and isinstance(cached, (int, float)):
+            self.cached.setdefault(key, {})[scenario] = float(cached)
         self._track(sheet, row, col, shown, style)
 
     def define(self, name: str, sheet: str, first_row: int, col: int, last_row: int | None = None) -> None:
