@@ -53,3 +53,128 @@ BYTES_PER_ELEMENT: dict[str, float] = {
 def bytes_per_element(precision: str) -> float:
     """Bytes per element of a precision name (case-insensitive)."""
     return BYTES_PER_ELEMENT[precision.lower()]
+
+
+#: The unit vocabulary: every unit the workbook shows in a Unit column (quantities, catalogue fields,
+#: defaults, constants), with what it means. workbook.writer.styles.UNIT_FORMATS gives each a format.
+UNITS: dict[str, str] = {
+    # money
+    "USD": "US dollars (a total; per-request amounts are small)",
+    "USD/GPU": "US dollars per GPU",
+    "USD/GPU-h": "US dollars per GPU-hour",
+    "USD/h": "US dollars per hour",
+    "USD/day": "US dollars per day",
+    "USD/1M tokens": "US dollars per million tokens",
+    "USD/request": "US dollars per request",
+    "USD/server": "US dollars per server",
+    "USD/switch": "US dollars per switch",
+    "USD/kWh": "US dollars per kilowatt-hour",
+    "USD/GB": "US dollars per GB transferred",
+    # shares, ratios, flags
+    "fraction": "a share (shown as a percentage)",
+    "x": "a ratio or multiplier (times)",
+    "0/1": "a flag: 1 = yes, 0 = no",
+    # counts
+    "count": "a number of things (parameters, heads, widths, items)",
+    "tokens": "tokens",
+    "sequences": "sequences (requests in a batch)",
+    "replicas": "serving replicas",
+    "params": "parameters (a count)",
+    "stage": "a stage number (ZeRO 0-3)",
+    "GPUs": "GPUs",
+    "nodes": "server nodes",
+    "layers": "Transformer layers",
+    "heads": "attention heads",
+    "ranks": "parallel ranks",
+    "rails": "network rails",
+    "steps": "optimizer steps",
+    "chunks": "prefill chunks",
+    "cores": "CPU cores",
+    "checkpoints": "checkpoints",
+    "failures": "failures",
+    "tensors": "activation tensors",
+    "ops": "collective operations",
+    "digits": "decimal digits",
+    "forward-equivalents": "forward passes",
+    "gen": "a PCIe generation",
+    "B params": "billions of parameters",
+    # data sizes and rates
+    "B": "bytes",
+    "MB": "megabytes (1e6 bytes)",
+    "GB": "gigabytes (1e9 bytes)",
+    "TB": "terabytes (1e12 bytes)",
+    "B/param": "bytes per parameter",
+    "B/token": "bytes per token",
+    "B/sample": "bytes per stored sample",
+    "KB/s": "kilobytes per second",
+    "MB/s": "megabytes per second",
+    "GB/s": "gigabytes per second",
+    "Gbit/s": "gigabits per second",
+    "Tbit/s": "terabits per second",
+    "MB/GPU-day": "megabytes per GPU-day",
+    "series/GPU": "monitoring series per GPU",
+    # compute
+    "FLOP": "floating-point operations",
+    "FLOP/B": "FLOPs per byte (arithmetic intensity)",
+    "B/kFLOP": "bytes per thousand FLOPs",
+    "TFLOPS": "tera-FLOPs per second",
+    "TOPS": "tera-operations per second",
+    "PFLOP/s": "peta-FLOPs per second",
+    "tokens/s": "tokens per second",
+    "tokens/param": "tokens per parameter",
+    "M tokens/day": "million tokens per day",
+    "requests/s": "requests per second",
+    "W": "watts",
+    # time
+    "s": "seconds",
+    "ms": "milliseconds",
+    "us": "microseconds",
+    "min": "minutes",
+    "h": "hours",
+    "days": "days",
+    "months": "months",
+    "years": "years",
+    "GPU-h": "GPU-hours",
+    "GPU-days": "GPU-days",
+    # unit factors of the Constants block
+    "B/KB": "bytes per KB", "B/MB": "bytes per MB", "B/GB": "bytes per GB", "B/TB": "bytes per TB",
+    "B/GiB": "bytes per GiB", "bit/B": "bits per byte",
+    "1/k": "per kilo (1e3)", "1/M": "per mega (1e6)", "1/G": "per giga (1e9)", "1/T": "per tera (1e12)",
+    "ms/s": "milliseconds per second", "us/s": "microseconds per second", "s/min": "seconds per minute",
+    "s/h": "seconds per hour", "s/day": "seconds per day", "h/day": "hours per day",
+    "day/yr": "days per year", "h/yr": "hours per year", "month/yr": "months per year",
+}
+
+#: unit of a catalogue field from its name's suffix (GB = 1e9 bytes)
+FIELD_SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
+    ("_usd_per_gpu_hour", "USD/GPU-h"),
+    ("_GBps", "GB/s"),
+    ("_Gbps", "Gbit/s"),
+    ("_GB", "GB"),
+    ("_TFLOPS", "TFLOPS"),
+    ("_TOPS", "TOPS"),
+    ("_W", "W"),
+    ("_usd", "USD"),
+    ("_frac", "fraction"),
+)
+#: catalogue fields whose name carries no unit suffix but whose unit is more than a count
+FIELD_UNITS: dict[str, str] = {
+    "pcie_gen": "gen",
+    "gpus_per_node": "GPUs",
+    "layers": "layers",
+    "n_dense_layers": "layers",
+    "n_heads": "heads",
+    "n_kv_heads": "heads",
+}
+
+
+def field_unit(field: str, annotation: object = None) -> str:
+    """Unit of a catalogue field: from its suffix, ``0/1`` for a yes/no field, else ``count``."""
+    if field in FIELD_UNITS:
+        return FIELD_UNITS[field]
+    for suffix, unit in FIELD_SUFFIX_UNITS:
+        if field.endswith(suffix):
+            return unit
+    if annotation is bool or "bool" in str(annotation):
+        return "0/1"
+    return "count"

@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 
 from openpyxl.formula import Tokenizer
+from openpyxl.utils.cell import range_boundaries
 from openpyxl.formula.tokenizer import Token
 from openpyxl.formula.translate import Translator
 
 from workbook.writer.layout import (CALC_SHEETS, OUTPUT_SHEETS, COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, FIRST_VALUE_COL, FIXED_HEADERS, HEADER_ROW,
                                     SHEET_ORDER)
+from workbook.writer import printing
 
 ALLOWED_FUNCTIONS = {
     "SUM", "AVERAGE", "MAX", "MIN", "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR", "INT", "TRUNC",
@@ -205,16 +207,96 @@ def inputs_styled_validated(wb, inputs: list[tuple[str, str]]) -> list[str]:
     return out
 
 
+def _file_widths(ws, last_col: int) -> list[float]:
+    """Width of columns 1..last_col as the file stores them (hidden: 0)."""
+    widths = [printing.DEFAULT_FILE_WIDTH] * last_col
+    for d in ws.column_dimensions.values():
+        for c in range(d.min or 1, min(d.max or 0, last_col) + 1):
+            widths[c - 1] = 0.0 if d.hidden else (d.width if d.customWidth and d.width else printing.DEFAULT_FILE_WIDTH)
+    return widths
+
+
+def _table_header_row(ws) -> int | None:
+    """1-based header row of a sheet's table: the calculation header, or the row under a catalogue title."""
+    if ws.title in CALC_SHEETS:
+        return HEADER_ROW + 1
+    for row in ws.iter_rows(min_col=1, max_col=1):
+        v = row[0].value
+        if isinstance(v, str) and v.endswith(" catalogue"):
+            return row[0].row + 1
+    return None
+
+
 def print_setup(wb) -> list[str]:
-    """Rule 16 (layout part): print area, fit to width and a footer on every sheet."""
+    """Rule 16 (layout part): every sheet prints legibly (see workbook.writer.printing).
+
+    Print area; A4, landscape (the Cover may be portrait); fit to the page width, as many pages
+    tall as it takes, and no narrower than MIN_SCALE (so wide tables print more pages across);
+    title rows (title through the table header) and the label column repeated; margins; a footer
+    with the file name, sheet and page fields, never a typed file name.
+    """
     out = []
     for ws in wb.worksheets:
+        t = ws.title
         if not ws.print_area:
-            out.append(f"{ws.title}: no print area")
-        if not ws.oddFooter.center.text and not ws.oddFooter.left.text:
-            out.append(f"{ws.title}: no footer")
-        if ws.page_setup.fitToWidth != 1 and not ws.sheet_properties.pageSetUpPr.fitToPage:
-            out.append(f"{ws.title}: not fit to width")
+            out.append(f"{t}: no print area")
+            continue
+        landscape = ws.page_setup.orientation == "landscape"
+        if not landscape and t != "Cover":
+            out.append(f"{t}: not landscape")
+        if str(ws.page_setup.paperSize) != str(printing.PAPER_A4):
+            out.append(f"{t}: paper {ws.page_setup.paperSize}, not A4")
+        area = ws.print_area if isinstance(ws.print_area, str) else ws.print_area[0]
+        last_col = max(range_boundaries(area.split(",")[0].split("!")[-1])[2], 1)
+        want = printing.pages_wide(_file_widths(ws, last_col), landscape)
+        wide = int(ws.page_setup.fitToWidth if ws.page_setup.fitToWidth is not None else 1)
+        if not ws.sheet_properties.pageSetUpPr or not ws.sheet_properties.pageSetUpPr.fitToPage:
+            out.append(f"{t}: not fit to the page width")
+        elif wide != want or int(ws.page_setup.fitToHeight if ws.page_setup.fitToHeight is not None else 1) != 0:
+            out.append(f"{t}: fit to {wide} x {ws.page_setup.fitToHeight} pages, not {want} wide x any tall")
+        footer = "".join(p.text or "" for p in (ws.oddFooter.left, ws.oddFooter.center, ws.oddFooter.right))
+        missing = [f for f in printing.FOOTER_FIELDS if f not in footer]
+        if missing:
+            out.append(f"{t}: footer {footer!r} lacks {' '.join(missing)}")
+        if re.search(r"\.xls[xmb]?", footer, re.I):
+            out.append(f"{t}: footer types a file name ({footer!r}); use &F")
+        m = ws.page_margins
+        if not (0.25 <= m.left <= 1.0 and 0.25 <= m.right <= 1.0 and 0.3 <= m.top <= 1.2 and 0.3 <= m.bottom <= 1.2):
+            out.append(f"{t}: margins {m.left}/{m.right}/{m.top}/{m.bottom} in")
+        header = _table_header_row(ws)
+        rows = ws.print_title_rows or ""
+        if header is not None and header <= printing.MAX_FROZEN_ROWS and rows != f"$1:${header}":
+            out.append(f"{t}: repeated rows {rows!r}, not the title through the header $1:${header}")
+        elif header is not None and not rows.startswith("$1:"):
+            out.append(f"{t}: title rows not repeated ({rows!r})")
+        if header is not None and ws.print_title_cols != "$A:$A":
+            out.append(f"{t}: label column not repeated ({ws.print_title_cols!r})")
+    return out
+
+
+def freeze_panes(wb) -> list[str]:
+    """The header row and the label (or id) column stay in view, and nothing more than a few rows is frozen.
+
+    Calculation sheets freeze at F5 (header row and the fixed columns A-E); a catalogue table freezes
+    its header row and id column when the header is near the top, else only the id column.
+    """
+    out = []
+    for ws in wb.worksheets:
+        pane = ws.sheet_view.pane
+        frozen = pane is not None and (pane.state or "").startswith("frozen")
+        rows = int(pane.ySplit or 0) if frozen else 0
+        cols = int(pane.xSplit or 0) if frozen else 0
+        if rows > printing.MAX_FROZEN_ROWS:
+            out.append(f"{ws.title}: {rows} rows frozen (at most {printing.MAX_FROZEN_ROWS})")
+        if ws.sheet_view.topLeftCell not in (None, "A1"):
+            out.append(f"{ws.title}: opens scrolled to {ws.sheet_view.topLeftCell} (rows above are out of reach)")
+        header = _table_header_row(ws)
+        if header is None:
+            continue
+        want_cols = FIRST_VALUE_COL if ws.title in CALC_SHEETS else 1
+        want_rows = header if header <= printing.MAX_FROZEN_ROWS else 0
+        if (rows, cols) != (want_rows, want_cols):
+            out.append(f"{ws.title}: frozen {rows} rows x {cols} columns, not {want_rows} x {want_cols}")
     return out
 
 
@@ -279,4 +361,4 @@ def _gpu_prices(wb) -> dict[tuple[str, str], float]:
 
 ALL_RULES = [no_literals, allowed_functions, short_formulas, formulas_locked_sheets_protected,
              one_formula_per_row, labels_units_sources, references_flow_forward, nothing_hidden,
-             defined_names_are_cells, print_setup]
+             defined_names_are_cells, print_setup, freeze_panes]

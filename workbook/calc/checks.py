@@ -47,7 +47,7 @@ QUANTITIES = [
     Q("warnings_count", "count", "Warnings", "rules §11"),
     Q("scenario_failures_count", "count", "Failed checks incl. input errors (0 = the scenario passes)", "rules §11"),
     Q("scenario_failed_flag", "0/1", "The scenario fails (a hard check or an input error)", "rules §11"),
-    Q("status_code", "code", "Status: 1 pass, 2 fail, 3 input error", "rules §11"),
+    Q("status_code", "count", "Status: 1 pass, 2 fail, 3 input error", "rules §11"),
 ]
 
 

@@ -20,7 +20,7 @@ QUANTITIES = [
     Q("cost_server_capex_usd", "USD", "Server capex in use (scenario, else default)", "17.9.3"),
     Q("cost_depreciation_years", "years", "Depreciation period in use (scenario, else default)", "17.9.3"),
     Q("cost_infra_usd_per_1M_tokens", "USD/1M tokens", "Self-host adder in use (scenario, else default)", "17.8.11"),
-    Q("price_basis_position", "position", "Price basis: position in the list on-demand, reserved, spot", "17.5.9"),
+    Q("price_basis_position", "count", "Price basis: position in the list on-demand, reserved, spot", "17.5.9"),
     Q("gpu_hour_catalogue_usd", "USD/GPU-h", "The GPU's catalogue price for the price basis (0 = none)", "17.5.9"),
     Q("gpu_hour_usd", "USD/GPU-h", "GPU-hour price used (the override, else the catalogue price)", "17.5.9"),
     Q("train_gpus_billed", "GPUs", "GPUs billed for training (the GPUs procured, spares included)", "17.5.4"),

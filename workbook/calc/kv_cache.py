@@ -11,8 +11,8 @@ from workbook.units import GB, MB, MS_PER_S, bytes_per_element
 
 QUANTITIES = [
     Q("kv_bytes_per_elem", "B", "KV cache bytes per element (KV precision)", "17.4.10"),
-    Q("kv_width_per_layer", "values", "Cached values per token per layer (K+V: 2·g·d_h; MLA: latent + RoPE key)", "17.4.9"),
-    Q("kv_mha_width_per_layer", "values", "MHA cache width per token per layer of the same model (2·h·d_h; MLA: h·(d_nope+d_rope+d_v))", "17.4.10"),
+    Q("kv_width_per_layer", "count", "Cached values per token per layer (K+V: 2·g·d_h; MLA: latent + RoPE key)", "17.4.9"),
+    Q("kv_mha_width_per_layer", "count", "MHA cache width per token per layer of the same model (2·h·d_h; MLA: h·(d_nope+d_rope+d_v))", "17.4.10"),
     Q("kv_per_token_bytes", "B", "KV cache bytes per token (all layers)", "17.4.9"),
     Q("kv_per_token_MB", "MB", "KV cache per token (all layers, MB)", "17.2.3"),
     Q("kv_vs_mha_frac", "fraction", "KV size relative to an MHA cache of the same model at BF16", "17.4.10"),

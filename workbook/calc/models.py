@@ -15,7 +15,7 @@ QUANTITIES = [
     # intermediate rows of the parameter count (spec 17.2.1-17.2.3), placed before their users
     Q("model_is_mla_flag", "0/1", "Model uses multi-head latent attention (1 = MLA)", "17.2.2"),
     Q("attn_std_params_per_layer", "count", "MHA/GQA/MQA projections per layer: Q + K + V + O (+ QKV bias)", "17.2.1"),
-    Q("mla_qk_head_dim", "-", "MLA query/key head width (no-RoPE + RoPE part)", "17.2.2"),
+    Q("mla_qk_head_dim", "count", "MLA query/key head width (no-RoPE + RoPE part)", "17.2.2"),
     Q("mla_q_params_per_layer", "count", "MLA query projection per layer (low-rank d·r_q + r_q·h·d_qk, else d·h·d_qk)", "17.2.2"),
     Q("mla_kv_params_per_layer", "count", "MLA K/V projections per layer: down d·(r_kv + rope) + up r_kv·h·(nope + v)", "17.2.2"),
     Q("attn_params_per_layer", "count", "Attention projection parameters per layer", "17.2.1"),

@@ -6,6 +6,7 @@ Flags are 1/0 and missing values (a GPU without FP8) are 0, as the workbook's IN
 from __future__ import annotations
 
 from workbook.calc.base import Context, Q
+from workbook.units import field_unit
 
 #: catalogue fields that are text or provenance, not numbers
 _SKIP = {"id", "name", "source", "as_of", "field_sources", "nvlink_convention", "memory_kind", "family",
@@ -27,17 +28,14 @@ def _numeric_fields(cls) -> list[str]:
 def _quantities() -> list[Q]:
     from workbook.catalog.models import Gpu, Model
 
-    qs = [Q(f"gpu_{f}", _unit(f), f"Selected GPU: {f}", "17.1.5") for f in _numeric_fields(Gpu)]
-    qs += [Q(f"model_{f}", _unit(f), f"Selected model: {f}", "17.2.5") for f in _numeric_fields(Model)]
+    qs = [Q(f"gpu_{f}", _unit(Gpu, f), f"Selected GPU: {f}", "17.1.5") for f in _numeric_fields(Gpu)]
+    qs += [Q(f"model_{f}", _unit(Model, f), f"Selected model: {f}", "17.2.5") for f in _numeric_fields(Model)]
     return qs
 
 
-def _unit(field: str) -> str:
-    for suffix, unit in (("_GB", "GB"), ("_GBps", "GB/s"), ("_TFLOPS", "TFLOPS"), ("_TOPS", "TOPS"),
-                         ("_W", "W"), ("_usd_per_gpu_hour", "USD/GPU-h")):
-        if field.endswith(suffix):
-            return unit
-    return "count" if field.startswith(("published", "n_", "layers", "vocab")) else "-"
+def _unit(cls, field: str) -> str:
+    """The catalogue field's unit (its name's suffix; 0/1 for yes/no fields; else a count)."""
+    return field_unit(field, cls.model_fields[field].annotation)
 
 
 QUANTITIES = _quantities()

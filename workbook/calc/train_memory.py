@@ -26,7 +26,7 @@ QUANTITIES = [
     Q("train_optimizer_share_frac", "fraction", "Optimizer share of static memory", "17.4.1"),
     Q("train_grads_share_frac", "fraction", "Gradients share of static memory", "17.4.1"),
     Q("train_act_bytes_per_elem", "B", "Activation bytes per element (compute precision; BF16 for FP8 training)", "17.4.5"),
-    Q("act_ffn_width", "values", "FFN inner width in the activation formula (expert d_ff for MoE)", "17.4.5"),
+    Q("act_ffn_width", "count", "FFN inner width in the activation formula (expert d_ff for MoE)", "17.4.5"),
     Q("act_no_recompute_GB", "GB", "Activations without recompute, one micro-batch (book formula)", "17.4.5"),
     Q("act_qkt_per_layer_GB", "GB", "Attention score tensor per layer (h·B·S²·2)", "17.4.5"),
     Q("act_selective_GB", "GB", "Activations, selective recompute (attention scores recomputed)", "17.4.6"),

@@ -26,7 +26,7 @@ CONSTANTS: list[tuple[str, float, str, str, str]] = [
     ("hours_per_day", units.HOURS_PER_DAY, "h/day", "Hours per day", "definition"),
     ("days_per_year", units.DAYS_PER_YEAR, "day/yr", "Days per year", "definition"),
     ("hours_per_year", units.HOURS_PER_YEAR, "h/yr", "Hours per year", "definition"),
-    ("two", 2.0, "-", "Two (factor 2 of the spec's formulas, e.g. FLOPs per MAC, K and V)", "spec 17.1.1"),
+    ("two", 2.0, "x", "Two (factor 2 of the spec's formulas, e.g. FLOPs per MAC, K and V)", "spec 17.1.1"),
 ]
 
 #: table name -> (key column name, [(key, {column: value})], source)

@@ -9,7 +9,7 @@ Times are kept in ms on the sheet; FLOP/s = TFLOPS x c_tera, bytes/s = GB/s x c_
 from __future__ import annotations
 
 CONSTANTS = [
-    ("infer_floor_eps", 1e-9, "-",
+    ("infer_floor_eps", 1e-9, "sequences",
      "Tolerance added before rounding a batch count down (binary noise just below an integer)",
      "workbook/reference/serving.py _floor"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 #: (name, value, unit, label, source)
 CONSTANTS = [
-    ("shortcut_12Ld2_coef", 12.0, "-", "Coefficient of the shortcut P = 12·L·d² (4d² attention + 8d² FFN)", "spec 17.2.1"),
+    ("shortcut_12Ld2_coef", 12.0, "x", "Coefficient of the shortcut P = 12·L·d² (4d² attention + 8d² FFN)", "spec 17.2.1"),
     ("attn_fwd_FLOP_coef", 4.0, "FLOP", "Attention forward FLOPs per token per layer per position and width (4·L·S·d: QKᵀ and AV)", "spec 17.3.7"),
     ("train_fwd_units", 3.0, "forward-equivalents", "Forward-equivalents of one training step (forward 1 + backward 2)", "spec 17.1.1, 17.3.8"),
 ]

@@ -6,8 +6,8 @@ from __future__ import annotations
 from workbook.reference import offload as off
 
 CONSTANTS = [
-    ("dp_allreduce_passes", 2.0, "x P·b", "Plain DP all-reduce moves 2·P·b per GPU (reduce-scatter + all-gather)", "spec 17.4.8"),
-    ("zero3_traffic_passes", 3.0, "x P·b",
+    ("dp_allreduce_passes", 2.0, "x", "Plain DP all-reduce moves 2·P·b per GPU (reduce-scatter + all-gather)", "spec 17.4.8"),
+    ("zero3_traffic_passes", 3.0, "x",
      "ZeRO-3 moves 3·P·b per GPU (forward all-gather + backward all-gather + gradient reduce-scatter)", "spec 17.4.8"),
     ("offload_bytes_per_param", off.OFFLOAD_BYTES_PER_PARAM, "B/param",
      "ZeRO-Offload PCIe bytes per parameter per step (BF16 gradients out + BF16 weights in)", "spec 17.4.12"),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbook.units import field_unit
+from workbook.writer.styles import number_format
 from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
@@ -17,16 +19,28 @@ DEFAULTS_SHEET = "Defaults"
 CONSTANTS_SHEET = "Constants"
 #: empty input rows under each catalogue table: a GPU or model typed there joins the dropdowns and lookups
 SPARE_ROWS = 20
-META_FIELDS = ("source", "as_of", "field_sources")
+META_FIELDS = ("notes", "source", "as_of", "field_sources")
+#: catalogue text columns that wrap (long names, notes and sources)
+WRAP_FIELDS = ("name", "notes", "source")
+#: (min, max) width of a catalogue column by kind; numbers are narrow, their headers wrap
+TABLE_WIDTHS = {"id": (6, 16), "name": (14, 24), "notes": (24, 48), "source": (24, 48), "as_of": (10, 11),
+                "text": (6, 16), "number": (7, 11), "bool": (6, 9)}
 
 
 def table_fields(records: list[Any]) -> list[str]:
-    """Field names of a catalogue table: id and name first, provenance last."""
+    """Field names of a catalogue table: id and name first, notes and provenance last."""
     fields = list(type(records[0]).model_fields)
     head = [f for f in ("id", "name") if f in fields]
     body = [f for f in fields if f not in head and f not in META_FIELDS]
-    tail = [f for f in ("source", "as_of") if f in fields]
+    tail = [f for f in ("notes", "source", "as_of") if f in fields]
     return head + body + tail
+
+
+def column_format(records: list[Any], f: str) -> str:
+    """Number format of a catalogue column: the unit its name carries, the decimals its values need."""
+    info = type(records[0]).model_fields[f]
+    values = [_cell_value(getattr(r, f)) for r in records]
+    return number_format(field_unit(f, info.annotation), [v for v in values if isinstance(v, (int, float))])
 
 
 def _cell_value(v: Any) -> Any:
@@ -51,7 +65,7 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         w.text(sheet, row, 1, unit, "unit", "unit")
         w.text(sheet, row, 2, source, "source", "source")
         w.text(sheet, row, 3, f"c_{name}", "key", "key")
-        w.number(sheet, row, 4, value, "constant", "constant", key=f"c_{name}", num_format="General")
+        w.number(sheet, row, 4, value, "constant", "constant", key=f"c_{name}", num_format=number_format(unit, [value]))
         w.define(f"c_{name}", sheet, row, 4)
         row += 1
     for tname, (key_col, rows, source) in tables.items():
@@ -63,15 +77,18 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         for j, c in enumerate(columns):
             w.text(sheet, row, 4 + j, c, "header", "header")
         first = row + 1
+        formats = {c: number_format("", [vals[c] for _, vals in rows]) for c in columns}
         for k, vals in rows:
             row += 1
             w.text(sheet, row, 3, k, "key", "constant", key=f"t_{tname}_{key_col}")
             for j, c in enumerate(columns):
-                w.number(sheet, row, 4 + j, vals[c], "constant", "constant", key=f"t_{tname}_{c}", num_format="General")
+                w.number(sheet, row, 4 + j, vals[c], "constant", "constant", key=f"t_{tname}_{c}", num_format=formats[c])
         w.define(f"t_{tname}_{key_col}", sheet, first, 3, row)
         for j, c in enumerate(columns):
             w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
         row += 1
+    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 24), (8, 16))):
+        w.fit_columns(sheet, col, col, lo, hi)
     return row + 1
 
 
@@ -84,7 +101,10 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
     row += 1
     for col, f in enumerate(fields):
         w.text(sheet, row, col, f, "header", "header")
+    w.set_table_header(sheet, row, 1)
     first = row + 1
+    kinds = {f: _column_kind(records, f) for f in fields}
+    formats = {f: column_format(records, f) for f in fields if kinds[f] in ("number", "bool")}
     for rec in records:
         row += 1
         for col, f in enumerate(fields):
@@ -93,20 +113,25 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
                 if f == "id":
                     w.text(sheet, row, col, v, "text", "text", key=f"{prefix}_{f}")
                 else:
-                    w.text(sheet, row, col, v, "input_text", "input", key=f"{prefix}_{f}")
+                    style = "input_wrap" if f in WRAP_FIELDS else "input_text"
+                    w.text(sheet, row, col, v, style, "input", key=f"{prefix}_{f}")
             elif v is None:
-                w.blank(sheet, row, col, "input", "input", key=f"{prefix}_{f}")
+                style = "input_flag" if kinds[f] == "bool" else "input"
+                w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
             else:
-                w.number(sheet, row, col, v, "input", "input", key=f"{prefix}_{f}", num_format="General")
+                style = "input_flag" if kinds[f] == "bool" else "input"
+                w.number(sheet, row, col, v, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
     for _ in range(SPARE_ROWS):  # room to grow: unlocked, validated, inside every defined name
         row += 1
         for col, f in enumerate(fields):
-            style = "input_text" if f in ("id", "name", "source", "as_of") else "input"
-            w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}")
+            style = "input_wrap" if f in WRAP_FIELDS else ("input_text" if kinds[f] == "text" or f in ("id", "as_of")
+                                                         else "input")
+            w.blank(sheet, row, col, style, "input", key=f"{prefix}_{f}", num_format=formats.get(f))
     last = row
     for col, f in enumerate(fields):
+        w.fit_columns(sheet, col, col, *TABLE_WIDTHS.get(f, TABLE_WIDTHS[kinds[f]]))
         w.define(f"cat_{prefix}_{f}", sheet, first, col, last)
-        kind = _column_kind(records, f)
+        kind = kinds[f]
         if kind == "number":
             ws.data_validation(first, col, last, col, _number_validation(type(records[0]), f))
         elif kind == "bool":
@@ -116,9 +141,6 @@ def write_table(w: Writer, sheet: str, prefix: str, title: str, records: list[An
             })
         else:
             ws.data_validation(first, col, last, col, {"validate": "length", "criteria": "<=", "value": 500})
-    ws.set_column(0, 0, 18)
-    ws.set_column(1, len(fields) - 1, 14)
-    ws.freeze_panes(first, 1)
     return last + 2, fields
 
 
@@ -166,7 +188,7 @@ def write_defaults(w: Writer, defaults, start_row: int) -> int:
         w.text(sheet, row, 1, rec.unit, "unit", "unit")
         w.text(sheet, row, 2, rec.source, "source", "source")
         w.text(sheet, row, 3, key, "key", "key")
-        w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format="General")
+        w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format=number_format(rec.unit, [rec.value]))
         w.text(sheet, row, 5, rec.as_of.isoformat(), "source", "source")
         w.define(f"d_{key}", sheet, row, 4)
     w.ws[sheet].data_validation(first, 4, row, 4, {

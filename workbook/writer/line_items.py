@@ -63,7 +63,7 @@ def write_module(w: Writer, module: str, quantities: list, results: list[dict[st
         w.text(sheet, row, COL_SOURCE, q.section, "source", "source")
         w.text(sheet, row, COL_KEY, q.name, "key", "key")
         values = [r[q.name] for r in results]
-        num_format = styles.number_format(values)
+        num_format = styles.number_format(q.unit, values)
         for i, value in enumerate(values):
             formula = lay.render(template, i, sheet, row)
             role = "check" if module == "checks" else ("link" if _is_link(formula) else "calc")

@@ -6,6 +6,9 @@ other sheets green; checks red/green by conditional formatting.
 
 from __future__ import annotations
 
+from workbook.units import UNITS
+from workbook.writer.numfmt import SCIENTIFIC, Decimals, General, Magnitude, Rule
+
 INPUT_FONT = "#0000FF"
 INPUT_FILL = "#FFFFCC"
 LINK_FONT = "#008000"
@@ -27,9 +30,9 @@ STYLES: dict[str, dict] = {
     "subtitle": {"italic": True, "font_color": MUTED_FONT},
     "header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True},
     "block": {"bold": True, "font_size": 11, "top": 1},
-    "label": {},
-    "unit": {"italic": True, "font_color": MUTED_FONT},
-    "source": {"font_color": MUTED_FONT, "font_size": 9},
+    "label": {"text_wrap": True},
+    "unit": {"italic": True, "font_color": MUTED_FONT, "text_wrap": True},
+    "source": {"font_color": MUTED_FONT, "font_size": 9, "text_wrap": True},
     "note": {"font_color": MUTED_FONT, "font_size": 9, "text_wrap": True},
     "key": {"font_color": MUTED_FONT, "font_size": 9},
     "text": {},
@@ -37,18 +40,12 @@ STYLES: dict[str, dict] = {
     "input_text": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},
     "input_header": {"bold": True, "font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False, "bottom": 1,
                      "text_wrap": True},
+    "input_flag": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False, "align": "center"},
+    "input_wrap": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False, "text_wrap": True},
     "constant": {"font_color": INPUT_FONT, "bg_color": CONST_FILL},
     "calc": {"font_color": "#000000"},
     "link": {"font_color": LINK_FONT},
     "check": {"bold": True},
-}
-
-#: number formats by kind (chosen per row from the magnitude of its values)
-NUMBER_FORMATS = {
-    "int": "#,##0",
-    "dec": "#,##0.000",
-    "sci": "0.000E+00",
-    "text": "@",
 }
 
 #: rows of the colour legend on the Cover: (style name, what it means)
@@ -61,19 +58,81 @@ LEGEND = [
 ]
 
 
-def number_format(values: list[float]) -> str:
-    """Pick a number format for a row from its values."""
-    finite = [abs(v) for v in values if isinstance(v, (int, float))]
-    if not finite:
-        return NUMBER_FORMATS["dec"]
-    big = max(finite)
-    if big >= 1e12 or (0 < big < 1e-3):
-        return NUMBER_FORMATS["sci"]
-    if all(float(v).is_integer() for v in values):
-        return NUMBER_FORMATS["int"]
-    return NUMBER_FORMATS["dec"]
+_MONEY_TOTAL = Decimals(prefix="$", min_dec=2, max_dec=4, whole_from=100)
+_MONEY_RATE = Decimals(prefix="$", min_dec=2, max_dec=4)
+_WHOLE_DOLLARS = "$#,##0"
+_COUNT = Magnitude(Decimals(sig=2, max_dec=3))
+_SIZE = Decimals(sig=3, max_dec=3)
+_RATE = Decimals(sig=3, max_dec=2)
+_TIME = Decimals(sig=3, max_dec=3)
+_RATIO = Decimals(sig=2, max_dec=3)
+
+#: unit -> Excel number format, or a rule that picks one from the row's values (workbook.units.UNITS)
+UNIT_FORMATS: dict[str, str | Rule] = {
+    # money: whole dollars for totals, cents (or finer) for prices per hour, token or request
+    "USD": _MONEY_TOTAL,
+    "USD/GPU": _WHOLE_DOLLARS,
+    "USD/server": _WHOLE_DOLLARS,
+    "USD/switch": _WHOLE_DOLLARS,
+    "USD/day": _WHOLE_DOLLARS,
+    "USD/GPU-h": _MONEY_RATE,
+    "USD/h": _MONEY_RATE,
+    "USD/1M tokens": _MONEY_RATE,
+    "USD/kWh": _MONEY_RATE,
+    "USD/GB": _MONEY_RATE,
+    "USD/request": Decimals(prefix="$", min_dec=4, max_dec=6),
+    # shares, ratios, flags
+    "fraction": Decimals(percent=True, min_dec=1, max_dec=3),
+    "x": _RATIO,
+    "0/1": "0",
+    # counts: thousands separators; magnitudes (T, B, M) from a million up
+    **{u: _COUNT for u in ("count", "tokens", "sequences", "replicas", "params", "stage", "GPUs", "nodes", "layers", "heads", "ranks", "rails",
+                            "steps", "chunks", "cores", "checkpoints", "failures", "tensors", "ops", "digits",
+                            "forward-equivalents", "tokens/s", "tokens/param", "series/GPU")},
+    "gen": '"Gen "0',
+    "B params": Decimals(sig=3, max_dec=2),
+    # data sizes and rates (bytes exact; GB/TB with the decimals the row needs)
+    "B": "#,##0",
+    **{u: _SIZE for u in ("MB", "GB", "TB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
+    **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
+    # compute
+    "FLOP": SCIENTIFIC,
+    "FLOP/B": Decimals(sig=3, max_dec=2),
+    "B/kFLOP": Decimals(sig=3, max_dec=3),
+    "TFLOPS": "#,##0.0",
+    "TOPS": "#,##0.0",
+    "PFLOP/s": "#,##0.0",
+    "W": "#,##0",
+    # time: seconds down to the microsecond, GPU-hours whole
+    "s": Decimals(sig=2, max_dec=6),
+    "ms": _TIME,
+    "us": _TIME,
+    "min": Decimals(sig=2, max_dec=2),
+    "h": Decimals(sig=2, max_dec=2),
+    "days": Decimals(sig=2, max_dec=2),
+    "months": Decimals(sig=2, max_dec=2),
+    "years": Decimals(sig=2, max_dec=2),
+    "GPU-h": "#,##0",
+    "GPU-days": "#,##0",
+    # unit factors (Constants block)
+    **{u: "#,##0" for u in ("B/KB", "B/MB", "B/GB", "B/TB", "B/GiB", "bit/B", "1/k", "1/M", "1/G", "1/T",
+                            "ms/s", "us/s", "s/min", "s/h", "s/day", "h/day", "day/yr", "h/yr", "month/yr")},
+}
+#: the rule for a unit outside the vocabulary (free-text units of inputs)
+FALLBACK = General()
+
+
+def number_format(unit: str, values: list[float]) -> str:
+    """The Excel number format of a row (or catalogue column) of *unit* holding *values*."""
+    rule = UNIT_FORMATS.get(unit, FALLBACK)
+    return rule if isinstance(rule, str) else rule.pick(values)
+
+
+def unknown_units() -> set[str]:
+    """Vocabulary units without a format, and formats for units outside the vocabulary (tests)."""
+    return set(UNITS) ^ set(UNIT_FORMATS)
 
 
 def input_format(unit: str, values: list[float]) -> str:
-    """Number format of an input row (placeholder until the per-unit table lands)."""
-    return number_format(values) if values else NUMBER_FORMATS["dec"]
+    """Number format of an input row: the unit's format (choices and ids stay text)."""
+    return number_format(unit, values)

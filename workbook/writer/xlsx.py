@@ -17,8 +17,10 @@ from typing import Any
 import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
-from workbook.writer import styles
+from workbook.writer import printing, styles
 from workbook.writer.cells import CellRegistry
+from workbook.writer.fit import DEFAULT_WIDTH, SheetFit
+from workbook.writer.numfmt import render
 from workbook.writer.layout import (
     COL_KEY,
     COL_LABEL,
@@ -36,6 +38,10 @@ from workbook.writer.layout import (
 #: fixed document timestamp: the same inputs give a byte-identical file
 DOC_TIME = dt.datetime(2026, 1, 1, 0, 0, 0)
 PROTECT_OPTIONS = {"select_locked_cells": True, "select_unlocked_cells": True, "format_columns": True}
+MAX_FROZEN_ROWS = printing.MAX_FROZEN_ROWS
+TITLE_ROW_PT = 21
+#: styles whose text runs over into the empty cells beside it: it does not widen its column
+OVERFLOW_STYLES = ("title", "subtitle", "block")
 
 
 @dataclass
@@ -58,29 +64,48 @@ class Writer:
         self.wb.set_properties({"created": DOC_TIME, "title": "AI-infrastructure planning workbook"})
         self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in SHEET_ORDER}
         self._formats: dict[tuple[str, str], Any] = {}
+        self.fit: dict[str, SheetFit] = {title: SheetFit() for title in SHEET_ORDER}
+        #: sheet -> (header row, columns to freeze) of its table: freeze panes and print titles follow it
+        self.table_header: dict[str, tuple[int, int]] = {}
+        self.calc_sheets: list[str] = []  # sheets with the scenario columns
+        self.cached: dict[str, dict[int, float]] = {}  # quantity -> {scenario: cached value} (charts)
 
     def fmt(self, style: str, num_format: str | None = None):
         key = (style, num_format or "")
         if key not in self._formats:
-            props = dict(styles.BASE)
-            props.update(styles.STYLES[style])
-            if num_format:
-                props["num_format"] = num_format
-            self._formats[key] = self.wb.add_format(props)
+            self._formats[key] = self.wb.add_format(self._props(style, num_format))
         return self._formats[key]
+
+    @staticmethod
+    def _props(style: str, num_format: str | None = None) -> dict:
+        props = dict(styles.BASE)
+        props.update(styles.STYLES[style])
+        if num_format:
+            props["num_format"] = num_format
+        return props
+
+    def _track(self, sheet: str, row: int, col: int, text: str, style: str) -> None:
+        """Remember what a cell shows, to size its column and row when the sheet is finished."""
+        p = self._props(style)
+        self.fit[sheet].add(row, col, text, int(p["font_size"]), bool(p.get("bold")), bool(p.get("text_wrap")),
+                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1)
 
     # -- cells ---------------------------------------------------------------------------------
     def text(self, sheet: str, row: int, col: int, value: str, style: str = "text", role: str = "text", key: str = "") -> None:
-        self.ws[sheet].write_string(row, col, "" if value is None else str(value), self.fmt(style))
+        text = "" if value is None else str(value)
+        self.ws[sheet].write_string(row, col, text, self.fmt(style))
         self.book.cells.add(sheet, row, col, role, key)
+        self._track(sheet, row, col, text, style)
 
     def number(self, sheet: str, row: int, col: int, value: float, style: str, role: str, key: str = "",
                num_format: str | None = None, scenario: int | None = None) -> None:
         self.ws[sheet].write_number(row, col, float(value), self.fmt(style, num_format))
         self.book.cells.add(sheet, row, col, role, key, scenario)
+        self._track(sheet, row, col, render(num_format or "General", float(value)), style)
 
-    def blank(self, sheet: str, row: int, col: int, style: str, role: str, key: str = "") -> None:
-        self.ws[sheet].write_blank(row, col, None, self.fmt(style))
+    def blank(self, sheet: str, row: int, col: int, style: str, role: str, key: str = "",
+              num_format: str | None = None) -> None:
+        self.ws[sheet].write_blank(row, col, None, self.fmt(style, num_format))
         self.book.cells.add(sheet, row, col, role, key)
 
     def formula(self, sheet: str, row: int, col: int, formula: str, cached: Any, role: str, key: str = "",
@@ -90,6 +115,10 @@ class Writer:
             cached = 1 if cached else 0
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
         self.book.cells.add(sheet, row, col, role, key, scenario)
+        shown = render(num_format or "General", float(cached)) if isinstance(cached, (int, float)) else str(cached)
+        if key and scenario is not None and isinstance(cached, (int, float)):
+            self.cached.setdefault(key, {})[scenario] = float(cached)
+        self._track(sheet, row, col, shown, style)
 
     def define(self, name: str, sheet: str, first_row: int, col: int, last_row: int | None = None) -> None:
         a = xl_rowcol_to_cell(first_row, col, row_abs=True, col_abs=True)
@@ -106,6 +135,14 @@ class Writer:
         self.text(sheet, 0, 0, title, "title", "label")
         self.text(sheet, 1, 0, subtitle, "subtitle", "label")
 
+    def fit_columns(self, sheet: str, first: int, last: int, lo: float, hi: float) -> None:
+        """Columns first..last get the width of their content, between *lo* and *hi* (text wraps)."""
+        self.fit[sheet].bound(first, last, lo, hi)
+
+    def set_table_header(self, sheet: str, header_row: int, freeze_cols: int) -> None:
+        """The sheet's table header: it stays in view (and is repeated on printed pages)."""
+        self.table_header.setdefault(sheet, (header_row, freeze_cols))
+
     def calc_header(self, sheet: str, scenario_names: list[str]) -> None:
         ws = self.ws[sheet]
         for col, head in enumerate(FIXED_HEADERS):
@@ -114,26 +151,41 @@ class Writer:
             for i, name in enumerate(scenario_names):
                 ref = xl_rowcol_to_cell(HEADER_ROW, value_col(i))
                 self.formula(sheet, HEADER_ROW, value_col(i), f"=Plan!{ref}", name, "link", key="name", style="header")
-        ws.set_column(COL_LABEL, COL_LABEL, 46)
-        ws.set_column(COL_UNIT, COL_UNIT, 12)
-        ws.set_column(COL_NOTES, COL_NOTES, 24)
-        ws.set_column(COL_SOURCE, COL_SOURCE, 9)
+        self.fit_columns(sheet, COL_LABEL, COL_LABEL, 30, 50)
+        self.fit_columns(sheet, COL_UNIT, COL_UNIT, 7, 13)
+        self.fit_columns(sheet, COL_NOTES, COL_NOTES, 8, 30)
+        self.fit_columns(sheet, COL_SOURCE, COL_SOURCE, 8, 14)
+        self.fit_columns(sheet, COL_KEY, COL_KEY, 10, 34)
+        self.fit_columns(sheet, value_col(0), value_col(len(scenario_names) - 1), 12, 17)
         ws.set_column(COL_KEY, COL_KEY, 26, None, {"level": 1, "hidden": True})
         ws.set_column(value_col(0), value_col(0), 16, None, {"collapsed": True})  # the outline button of Key
-        if len(scenario_names) > 1:
-            ws.set_column(value_col(1), value_col(len(scenario_names) - 1), 16)
-        ws.freeze_panes(HEADER_ROW + 1, value_col(0))
+        self.set_table_header(sheet, HEADER_ROW, value_col(0))
+        self.calc_sheets.append(sheet)
 
     def finish_sheet(self, sheet: str, last_col: int, last_row: int, landscape: bool = True) -> None:
+        """Size columns and rows, freeze the table header, set up printing, protect the sheet."""
         ws = self.ws[sheet]
         ws.protect("", PROTECT_OPTIONS)
-        if landscape:
-            ws.set_landscape()
-        ws.set_paper(9)
-        ws.fit_to_pages(1, 0)
-        ws.print_area(0, 0, max(last_row, 1), max(last_col, 1))
-        ws.repeat_rows(HEADER_ROW, HEADER_ROW)
-        ws.set_footer(f"&L&A&C{self.book.path.name}&RPage &P of &N")
+        fit = self.fit[sheet]
+        widths = fit.widths()
+        same = [c for c in widths if c >= value_col(0)] if sheet in self.calc_sheets else []
+        for c in same:  # scenario columns alike
+            widths[c] = max(widths[x] for x in same)
+        for col, width in sorted(widths.items()):
+            _set_width(ws, col, width)
+        heights = fit.heights(lambda c: _width(ws, c))
+        heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
+        for row, pt in sorted(heights.items()):
+            ws.set_row(row, pt)
+        header = self.table_header.get(sheet)
+        title_rows = (0, 1)
+        if header is not None:
+            row, cols = header
+            near = row < MAX_FROZEN_ROWS
+            ws.freeze_panes(row + 1 if near else 0, cols)
+            title_rows = (0, row) if near else title_rows
+        printed = [_file_width(ws, c) for c in range(max(last_col, 1) + 1)]
+        printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
 
     def close(self) -> None:
         self.wb.close()
@@ -153,6 +205,30 @@ def atomic_output(path: Path):
             os.unlink(tmp)
 
     return Path(tmp), commit, abort
+
+
+def _width(ws, col: int) -> float:
+    """A column's width in characters (xlsxwriter keeps pixels: 7 per character plus 5 padding)."""
+    info = ws.col_info.get(col)
+    if info is None or info.width is None:
+        return DEFAULT_WIDTH
+    px = info.width
+    return (px - 5) / 7 if px > 12 else px / 12
+
+
+def _file_width(ws, col: int) -> float:
+    """A column's width as the file stores it (pixels / 7; 0 when hidden), for the print scale."""
+    info = ws.col_info.get(col)
+    if info is None or info.width is None:
+        return printing.DEFAULT_FILE_WIDTH
+    return 0.0 if info.hidden else info.width / 7
+
+
+def _set_width(ws, col: int, width: float) -> None:
+    """Set a column's width and keep its other options (outline level, hidden, collapsed)."""
+    info = ws.col_info.get(col)
+    options = {} if info is None else {"hidden": info.hidden, "level": info.level, "collapsed": info.collapsed}
+    ws.set_column(col, col, width, None if info is None else info.column_format, options)
 
 
 __all__ = ["Book", "Writer", "atomic_output"]
