@@ -7,7 +7,7 @@ other sheets green; checks red/green by conditional formatting.
 from __future__ import annotations
 
 from workbook.units import UNITS
-from workbook.writer.numfmt import SCIENTIFIC, Decimals, General, Magnitude, Rule
+from workbook.writer.numfmt import Decimals, General, Magnitude, Rule, Scientific
 
 INPUT_FONT = "#0000FF"
 INPUT_FILL = "#FFFFCC"
@@ -60,7 +60,7 @@ _MONEY_RATE = Decimals(prefix="$", min_dec=2, max_dec=4)
 _WHOLE_DOLLARS = "$#,##0"
 _COUNT = Magnitude(Decimals(sig=2, max_dec=3))
 _SIZE = Decimals(sig=3, max_dec=3)
-_RATE = Decimals(sig=3, max_dec=2)
+_RATE = Decimals(sig=3, max_dec=3)
 _TIME = Decimals(sig=3, max_dec=3)
 _RATIO = Decimals(sig=2, max_dec=3)
 
@@ -93,7 +93,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     **{u: _SIZE for u in ("MB", "GB", "TB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
     **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
     # compute
-    "FLOP": SCIENTIFIC,
+    "FLOP": Scientific(),
     "FLOP/B": Decimals(sig=3, max_dec=2),
     "B/kFLOP": Decimals(sig=3, max_dec=3),
     "TFLOPS": "#,##0.0",
