@@ -87,7 +87,7 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         for j, c in enumerate(columns):
             w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
         row += 1
-    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 24), (8, 16))):
+    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 24), (8, 20))):
         w.fit_columns(sheet, col, col, lo, hi)
     return row + 1
 

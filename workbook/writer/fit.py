@@ -67,6 +67,7 @@ class Cell:
     wrap: bool
     sizes: bool = True  # counts toward its column's width (text that overflows does not)
     lines: int = 1  # lines the text may wrap onto before it widens its column
+    style: str = ""
 
     def need(self) -> float:
         """Narrowest width that shows the text on at most ``lines`` lines."""
@@ -87,9 +88,14 @@ class SheetFit:
     bounds: dict[int, tuple[float, float]] = field(default_factory=dict)  # col -> (min, max) width
 
     def add(self, row: int, col: int, text: str, size: int, bold: bool, wrap: bool, sizes: bool = True,
-            lines: int = 1) -> None:
+            lines: int = 1, style: str = "") -> None:
         if text:
-            self.cells.append(Cell(row, col, text, size, bold, wrap, sizes, lines))
+            self.cells.append(Cell(row, col, text, size, bold, wrap, sizes, lines, style))
+
+    def boxed_in(self, style: str) -> list[Cell]:
+        """Cells of *style* with text in the cell to their right (they cannot run over: they wrap)."""
+        taken = {(c.row, c.col) for c in self.cells}
+        return [c for c in self.cells if c.style == style and (c.row, c.col + 1) in taken]
 
     def bound(self, first: int, last: int, lo: float, hi: float) -> None:
         """Columns first..last take the width of their content, between lo and hi."""

@@ -46,6 +46,9 @@ class Decimals:
         else:
             dec = max([_decimals(v, self.sig) for v in nums if v > 0], default=0)
             dec = max(self.min_dec, min(self.max_dec, dec))
+            tiny = [v for v in nums if 0 < v < 0.5 * 10**-dec]
+            if tiny and not self.percent and not self.prefix:
+                return SCIENTIFIC  # a value that would read 0 (a tolerance, an epsilon)
         base = "0" if self.percent else "#,##0"
         return f"{self.prefix}{base}" + ("." + "0" * dec if dec > 0 else "") + ("%" if self.percent else "")
 
@@ -93,7 +96,19 @@ class General:
         return self.small.pick(values)
 
 
-Rule = Decimals | Magnitude | General
+@dataclass(frozen=True)
+class Scientific:
+    """Scientific notation for rows that reach *from_value*; smaller rows (a coefficient) as *small*."""
+
+    from_value: float = 1e6
+    small: Decimals = Decimals(sig=3, max_dec=2)
+
+    def pick(self, values: list) -> str:
+        nums = [abs(v) for v in _finite(values)]
+        return SCIENTIFIC if nums and max(nums) >= self.from_value else self.small.pick(values)
+
+
+Rule = Decimals | Magnitude | General | Scientific
 
 
 # -- rendering ---------------------------------------------------------------------------------

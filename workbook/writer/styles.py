@@ -7,7 +7,7 @@ other sheets green; checks red/green by conditional formatting.
 from __future__ import annotations
 
 from workbook.units import UNITS
-from workbook.writer.numfmt import SCIENTIFIC, Decimals, General, Magnitude, Rule
+from workbook.writer.numfmt import Decimals, General, Magnitude, Rule, Scientific
 
 INPUT_FONT = "#0000FF"
 INPUT_FILL = "#FFFFCC"
@@ -30,12 +30,13 @@ STYLES: dict[str, dict] = {
     "subtitle": {"italic": True, "font_color": MUTED_FONT},
     "header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True},
     "block": {"bold": True, "font_size": 11, "top": 1},
+    "block_wrap": {"bold": True, "font_size": 11, "top": 1, "text_wrap": True},  # a block title with cells beside it
     "label": {"text_wrap": True},
     "unit": {"italic": True, "font_color": MUTED_FONT, "text_wrap": True},
     "source": {"font_color": MUTED_FONT, "font_size": 9, "text_wrap": True},
     "note": {"font_color": MUTED_FONT, "font_size": 9, "text_wrap": True},
     "key": {"font_color": MUTED_FONT, "font_size": 9},
-    "text": {},
+    "text": {"text_wrap": True},
     "input": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},
     "input_text": {"font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False},
     "input_header": {"bold": True, "font_color": INPUT_FONT, "bg_color": INPUT_FILL, "locked": False, "bottom": 1,
@@ -63,7 +64,7 @@ _MONEY_RATE = Decimals(prefix="$", min_dec=2, max_dec=4)
 _WHOLE_DOLLARS = "$#,##0"
 _COUNT = Magnitude(Decimals(sig=2, max_dec=3))
 _SIZE = Decimals(sig=3, max_dec=3)
-_RATE = Decimals(sig=3, max_dec=2)
+_RATE = Decimals(sig=3, max_dec=3)
 _TIME = Decimals(sig=3, max_dec=3)
 _RATIO = Decimals(sig=2, max_dec=3)
 
@@ -96,7 +97,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     **{u: _SIZE for u in ("MB", "GB", "TB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
     **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
     # compute
-    "FLOP": SCIENTIFIC,
+    "FLOP": Scientific(),
     "FLOP/B": Decimals(sig=3, max_dec=2),
     "B/kFLOP": Decimals(sig=3, max_dec=3),
     "TFLOPS": "#,##0.0",

@@ -40,7 +40,7 @@ DOC_TIME = dt.datetime(2026, 1, 1, 0, 0, 0)
 PROTECT_OPTIONS = {"select_locked_cells": True, "select_unlocked_cells": True, "format_columns": True}
 MAX_FROZEN_ROWS = printing.MAX_FROZEN_ROWS
 TITLE_ROW_PT = 21
-#: styles whose text runs over into the empty cells beside it: it does not widen its column
+#: styles whose text does not widen its column: it runs over into the empty cells beside it
 OVERFLOW_STYLES = ("title", "subtitle", "block")
 
 
@@ -88,7 +88,7 @@ class Writer:
         """Remember what a cell shows, to size its column and row when the sheet is finished."""
         p = self._props(style)
         self.fit[sheet].add(row, col, text, int(p["font_size"]), bool(p.get("bold")), bool(p.get("text_wrap")),
-                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1)
+                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1, style=style)
 
     # -- cells ---------------------------------------------------------------------------------
     def text(self, sheet: str, row: int, col: int, value: str, style: str = "text", role: str = "text", key: str = "") -> None:
@@ -173,6 +173,9 @@ class Writer:
             widths[c] = max(widths[x] for x in same)
         for col, width in sorted(widths.items()):
             _set_width(ws, col, width)
+        for c in fit.boxed_in("block"):  # a block title with a neighbour cannot run over: it wraps
+            ws.write_string(c.row, c.col, c.text, self.fmt("block_wrap"))
+            c.wrap = True
         heights = fit.heights(lambda c: _width(ws, c))
         heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
         for row, pt in sorted(heights.items()):

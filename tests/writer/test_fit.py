@@ -1,0 +1,79 @@
+"""Widths, wrapping and row heights: nothing in the built file is cut off or shown as ####."""
+
+from __future__ import annotations
+
+import openpyxl
+import pytest
+
+from workbook.writer import printing
+from workbook.writer.fit import line_pt, text_width, wrap_lines
+from workbook.writer.layout import COL_LABEL, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
+from workbook.writer.numfmt import render
+
+CALC_SHEETS = SHEET_ORDER[3:]
+
+
+def test_wrap_lines():
+    assert wrap_lines("Sequence length", 30) == 1
+    label = "Training duration at the scenario GPUs and MFU (overhead included) over the whole run"
+    assert wrap_lines(label, 50) == 2
+    assert wrap_lines("llama-3-70b-serve-h800-tp4", 15, bold=True) == 2  # breaks after hyphens
+    assert wrap_lines("price_on_demand_usd_per_gpu_hour", 11, bold=True) >= 3  # a long word breaks inside
+
+
+def test_pages_wide():
+    calc = [50, 13, 8, 8, 0] + [16] * 6
+    assert printing.pages_wide(calc) == 1
+    assert printing.pages_wide([11] * 34 + [48, 48]) >= 2
+    assert printing.pages_wide([16] * 60) > printing.pages_wide([16] * 20)
+
+
+@pytest.fixture(scope="module")
+def sheets(built):
+    return openpyxl.load_workbook(built[0]), openpyxl.load_workbook(built[0], data_only=True)
+
+
+def _width(ws, col: int) -> float:
+    for d in ws.column_dimensions.values():
+        if d.min <= col <= d.max and d.customWidth:
+            return d.width - 5 / 7  # the file's width holds the 5-pixel padding
+    return 8.43
+
+
+def test_values_fit_their_columns(sheets):
+    """No formatted value is wider than its column (Excel would show ####)."""
+    wb, wbv = sheets
+    for title in CALC_SHEETS:
+        ws, wsv = wb[title], wbv[title]
+        for col in range(FIRST_VALUE_COL + 1, ws.max_column + 1):
+            width = _width(ws, col)
+            for row in range(HEADER_ROW + 2, ws.max_row + 1):
+                v = wsv.cell(row, col).value
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    shown = render(ws.cell(row, col).number_format, v)
+                    assert text_width(shown) <= width + 0.01, (title, ws.cell(row, col).coordinate, shown, width)
+
+
+def test_labels_and_headers_have_room(sheets):
+    """Each label and header gets the lines it wraps onto (LibreOffice does not grow rows itself)."""
+    wb, _ = sheets
+    for title in CALC_SHEETS:
+        ws = wb[title]
+        for row in range(HEADER_ROW + 1, ws.max_row + 1):
+            cells = [ws.cell(row, COL_LABEL + 1)] + ([ws.cell(row, c) for c in range(1, ws.max_column + 1)]
+                                                     if row == HEADER_ROW + 1 else [])
+            for c in cells:
+                if not isinstance(c.value, str) or not c.alignment.wrap_text:
+                    continue
+                size, bold = int(c.font.sz), bool(c.font.b)
+                need = wrap_lines(c.value, _width(ws, c.column), size, bold) * line_pt(size)
+                height = ws.row_dimensions[row].height or 15.0
+                assert height >= need, (title, c.coordinate, c.value, height, need)
+
+
+def test_label_column_wraps_at_a_readable_width(sheets):
+    wb, _ = sheets
+    for title in CALC_SHEETS:
+        ws = wb[title]
+        assert 30 <= _width(ws, COL_LABEL + 1) <= 50.5, title
+        assert ws.cell(HEADER_ROW + 1, FIRST_VALUE_COL + 1).alignment.wrap_text
