@@ -26,8 +26,7 @@ def test_constant_units_are_in_the_vocabulary():
     from workbook.writer import _collect_constants
 
     consts, _ = _collect_constants()
-    # check_rel_tol ("-") is declared in workbook/sheets/checks.py, which is being rewritten elsewhere
-    bad = {c[0]: c[2] for c in consts if c[2] not in UNITS and c[0] != "check_rel_tol"}
+    bad = {c[0]: c[2] for c in consts if c[2] not in UNITS}
     assert bad == {}
 
 

@@ -7,10 +7,9 @@ import pytest
 
 from workbook.writer import printing
 from workbook.writer.fit import line_pt, text_width, wrap_lines
-from workbook.writer.layout import COL_LABEL, FIRST_VALUE_COL, HEADER_ROW, SHEET_ORDER
+from workbook.writer.layout import CALC_SHEETS, COL_LABEL, FIRST_VALUE_COL, HEADER_ROW
 from workbook.writer.numfmt import render
 
-CALC_SHEETS = SHEET_ORDER[3:]
 
 
 def test_wrap_lines():

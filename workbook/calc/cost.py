@@ -48,7 +48,7 @@ QUANTITIES = [
     Q("infer_tokens_per_s_used", "tokens/s", "Output tokens per second served at the set utilisation", "17.8.11"),
     Q("infer_tokens_per_day_M", "M tokens/day", "Output tokens served per day at the set utilisation", "17.8.11"),
     Q("infer_usd_per_1M_tokens", "USD/1M tokens", "Serving cost per 1M output tokens at the set utilisation", "17.8.11"),
-    Q("infer_usd_per_request", "USD", "Serving cost per request (prompt + output tokens at decode throughput)", "17.8.11"),
+    Q("infer_usd_per_request", "USD/request", "Serving cost per request (prompt + output tokens at decode throughput)", "17.8.11"),
     Q("api_premium_x", "x", "API price over self-hosted cost per 1M tokens", "17.8.11"),
     Q("infer_breakeven_M_tokens_per_day", "M tokens/day", "Daily volume at which self-hosting matches the API (0 = never)", "17.8.11"),
 ]

@@ -5,7 +5,7 @@ purpose shows 0."""
 from workbook.calc.checks import CHECK_REL_TOL, HARD, WARNINGS
 
 CONSTANTS = [
-    ("check_rel_tol", CHECK_REL_TOL, "-", "Relative tolerance of reconciliation checks", "workbook-rules §11"),
+    ("check_rel_tol", CHECK_REL_TOL, "fraction", "Relative tolerance of reconciliation checks", "workbook-rules §11"),
 ]
 
 _EXPR = {
