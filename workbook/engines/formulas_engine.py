@@ -60,7 +60,7 @@ def recalculate(path: Path | str, *, flat: bool = True) -> Values:
         raise EngineError("the 'formulas' package is not installed (pip install formulas)")
     from .formulas_book import load_book
     from .formulas_compile import Unsupported
-    from .formulas_eval import Evaluator
+    from .formulas_eval import CellError, Evaluator
 
     book = load_book(path)
     if not any(book.wanted.values()):
@@ -71,8 +71,8 @@ def recalculate(path: Path | str, *, flat: bool = True) -> Values:
         ev.run()
     except Unsupported:
         return recalculate_model(path)
-    except EngineError:
-        raise
+    except CellError as exc:
+        raise EngineError(f"formulas could not evaluate {path}: {exc}") from exc
     except Exception as exc:  # formulas raises many kinds (FormulaError, KeyError, ...)
         raise EngineError(f"formulas could not evaluate {path}: {type(exc).__name__}: {exc}") from exc
     return collect(ev)

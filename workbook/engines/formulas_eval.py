@@ -35,6 +35,18 @@ from .formulas_refs import Occurrence, Rect, scan, single_reference, unquote_she
 Source = tuple
 
 
+class CellError(Exception):
+    """A formula could not be compiled or evaluated; the message names the cell."""
+
+
+def _where(book: Book, fc: FormulaCell | None) -> str:
+    if fc is None:
+        return "a defined name"
+    from openpyxl.utils.cell import get_column_letter
+
+    return f"{book.titles[fc.sheet]}!{get_column_letter(fc.col)}{fc.row} ({fc.text})"
+
+
 @dataclass
 class Node:
     fn: Compiled
@@ -63,8 +75,10 @@ class Evaluator:
         self._rngs: dict[tuple[int, Rect], dict] = {}
         self._arrays: dict[tuple[int, Rect], np.ndarray] = {}
         self._sheet_ids: dict[int, tuple[str, str]] = {}
+        self._literals: dict[tuple[str, int | None], Source] = {}
         self.stats = {"templates": 0, "single": 0, "cells": 0}
-        self.done: set[int] = set()
+        self.name_values: dict[int, object] = {}
+        self.done: set[int] = set()  # formula nodes that got a value
 
     # -- binding -------------------------------------------------------------
     def bind_all(self) -> None:
@@ -76,7 +90,12 @@ class Evaluator:
                     self.owner[fc.sheet][(r, c)] = nid
             self.nodes.append(Node(None, [], fc))  # type: ignore[arg-type]
         for nid, fc in enumerate(self.book.formulas):
-            self.nodes[nid].fn, self.nodes[nid].sources = self._bind_cell(fc)
+            try:
+                self.nodes[nid].fn, self.nodes[nid].sources = self._bind_cell(fc)
+            except Unsupported:
+                raise
+            except Exception as exc:  # formulas raises FormulaError, TokenError, ...
+                raise CellError(f"{_where(self.book, fc)}: {type(exc).__name__}: {exc}") from exc
         self.stats["cells"] = len(self.book.formulas)
 
     def _bind_cell(self, fc: FormulaCell) -> tuple[Compiled, list[Source]]:
@@ -114,6 +133,13 @@ class Evaluator:
         return ("c", _error("#REF!")) if idx is None else ("r", idx, occ.rect)
 
     def _literal_source(self, key: str, sheet: int | None) -> Source:
+        """A defined name, or a reference written the same in every copy (cached)."""
+        src = self._literals.get((key, sheet))
+        if src is None:
+            src = self._literals[(key, sheet)] = self._resolve_literal(key, sheet)
+        return src
+
+    def _resolve_literal(self, key: str, sheet: int | None) -> Source:
         from formulas.errors import AnchorRangeName, InvalidRangeName
         from formulas.ranges import Ranges
 
@@ -260,11 +286,13 @@ class Evaluator:
         from formulas.cell import format_output
         from formulas.functions import replace_empty
 
-        self.name_values: dict[int, object] = {}
         for nid in self.order():
             node = self.nodes[nid]
-            res = replace_empty(node.fn(*[self._value(s) for s in node.sources]))
             fc = node.cell
+            try:
+                res = replace_empty(node.fn(*[self._value(s) for s in node.sources]))
+            except Exception as exc:
+                raise CellError(f"{_where(self.book, fc)}: {type(exc).__name__}: {exc}") from exc
             if fc is None:
                 self.name_values[nid] = res
                 continue
