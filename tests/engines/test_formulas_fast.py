@@ -143,3 +143,22 @@ def test_engines_agree_on_features(features):
     lo = recalculate(features, "libreoffice")
     want = feature_expected()
     assert_values({k: lo[k] for k in want}, {k: fast[k] for k in want})
+
+
+def test_array_formulas_and_formula_like_text(tmp_path):
+    """Array and dynamic-array formulas fill their range; the cells reported are formula_cells'."""
+    from workbook.engines import formula_cells
+
+    def write(wb, ws):
+        ws.write_column("A1", [1, 2, 3])
+        ws.write_array_formula("B1:B3", "{=A1:A3*2}", None, STALE)
+        ws.write_dynamic_array_formula("C1:C3", "=A1:A3+1", None, STALE)
+        ws.write_formula("D1", "=B2+C3", None, STALE)  # reads inside both arrays
+        ws.write_string("E1", "=not a formula")
+
+    path = _book(tmp_path, "arrays.xlsx", write)
+    got = recalculate(path, "formulas")
+    assert set(got) == {("S", c) for c in formula_cells(path)["S"]}
+    assert [got[("S", c)] for c in ("B1", "B2", "B3", "C1", "C2", "C3", "D1")] == [2.0, 4.0, 6.0, 2.0, 3.0, 4.0, 8.0]
+    assert got[("S", "E1")] == "=not a formula"
+    assert got == formulas_engine.recalculate_model(path)

@@ -39,14 +39,13 @@ class Book:
     wanted: dict[str, list[str]]  # sheet title -> formula cell coordinates, in file order
     names: dict[str, str] = field(default_factory=dict)  # NAME -> definition (global)
     local_names: dict[tuple[int, str], str] = field(default_factory=dict)  # (sheet, NAME) -> definition
+    _index: dict[str, int] = field(default_factory=dict, repr=False)
 
     def sheet_index(self, title: str) -> int | None:
         """Index of the sheet called ``title`` (case-insensitive), or None."""
-        upper = title.upper()
-        for i, t in enumerate(self.titles):
-            if t.upper() == upper:
-                return i
-        return None
+        if len(self._index) != len(self.titles):
+            self._index = {t.upper(): i for i, t in enumerate(self.titles)}
+        return self._index.get(title.upper())
 
 
 def parse_rect(ref: str) -> Rect:
