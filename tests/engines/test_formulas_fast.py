@@ -162,3 +162,13 @@ def test_array_formulas_and_formula_like_text(tmp_path):
     assert [got[("S", c)] for c in ("B1", "B2", "B3", "C1", "C2", "C3", "D1")] == [2.0, 4.0, 6.0, 2.0, 3.0, 4.0, 8.0]
     assert got[("S", "E1")] == "=not a formula"
     assert got == formulas_engine.recalculate_model(path)
+
+
+def test_replay_needs_no_fallback(features):
+    """Every compiled formula of the feature book replays without falling back to schedula."""
+    ev = Evaluator(load_book(features))
+    ev.bind_all()
+    ev.run()
+    fns = {id(n.fn): n.fn for n in ev.nodes}.values()
+    assert all(f.plan is not None for f in fns)
+    assert sum(f.fallbacks for f in fns) == 0

@@ -27,9 +27,13 @@ SUBTOTAL/AGGREGATE/OFFSET give ``#NAME?``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .formulas_model import cell_value, parse_key, recalculate_model
 from .values import EngineError, Values, normalize
+
+if TYPE_CHECKING:
+    from .formulas_eval import Evaluator
 
 __all__ = ["available", "formulas_version", "parse_key", "recalculate", "recalculate_model"]
 
@@ -78,7 +82,7 @@ def recalculate(path: Path | str, *, flat: bool = True) -> Values:
     return collect(ev)
 
 
-def collect(ev) -> Values:
+def collect(ev: Evaluator) -> Values:
     """The evaluator's results for the workbook's formula cells, normalised."""
     from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
 
