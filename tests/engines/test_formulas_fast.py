@@ -84,6 +84,7 @@ def test_scan_keys_and_references():
     assert scan("=SUM(A1:B3)", 5, 5)[1][0].rect == (1, 1, 3, 2)
     assert scan("=F8", 9, 6)[0] != scan("=$F8", 9, 6)[0]
     assert scan("=1E9+A1B", 1, 1)[1] == []  # neither a number nor a name is a reference
+    assert [o.sheet for o in scan("=Übersicht!A1+Sheet2.x!B2+[1]Ext!C3", 1, 1)[1]] == ["Übersicht", "Sheet2.x"]
     ref = single_reference("='Bob''s Sheet'!$A$1:$A$3")
     assert ref is not None and ref.sheet == "Bob's Sheet" and ref.rect == (1, 1, 3, 1)
     assert single_reference("=MAX(Data!A1:A3)") is None

@@ -22,7 +22,7 @@ _TOKEN = re.compile(
     r"""
     (?P<str>"(?:[^"]|"")*")                              # a string literal: skipped
   | (?<![\w.$!'\]\#])                                     # not inside a name / number
-    (?P<sheet>(?:'(?:[^']|'')+'|[A-Za-z_\\][\w.]*)!)?     # Sheet! or 'My Sheet'!
+    (?P<sheet>(?:'(?:[^']|'')+'|(?:[^\W\d]|\\)[\w.]*)!)?  # Sheet! or 'My Sheet'!
     (?P<ref>\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+)?)
     (?![\w(!.:\[])                                        # not a function, name or longer range
     """,
