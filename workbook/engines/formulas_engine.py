@@ -1,26 +1,41 @@
 """Recalculation with the pure-Python ``formulas`` package (test-only dependency).
 
-``formulas.ExcelModel().loads(path).finish().calculate()`` returns a solution
-keyed like ``"'[book.xlsx]PLAN SUMMARY'!A1"`` (sheet names upper-cased, quotes
-doubled inside), plus range keys (``...!A1:B3``) and defined names
-(``"'[book.xlsx]'!RATE"``). This module maps single-cell keys back to the
-original sheet titles and returns values for the workbook's formula cells only.
+The package parses every formula and computes every Excel operator and
+function; this module only decides what to compile and in which order to
+call it (``formulas_eval``):
 
-Known limits (see /work/shared/toolchain.md): structured references or a
-``1E9`` literal anywhere make the whole load fail; sheet-scoped names give
-``#REF!``; SUBTOTAL/AGGREGATE/OFFSET give ``#NAME?``. Measured here: formulas
-1.3.4 gives ``#REF!`` for every formula on a sheet whose name contains an
-apostrophe (``Bob's Sheet``), even for references within that sheet.
+1. read values, formulas and defined names with ``formulas``' own xlsx reader;
+2. compile each *distinct* formula once, with ``formulas.Parser(True).ast(...)
+   [1].compile()``; copies of a formula shifted across the scenario columns
+   share one compiled function (``formulas_refs.scan``);
+3. evaluate the cells in dependency order, feeding each compiled function
+   ``formulas`` Ranges of the referenced cells (blanks as ``schedula.EMPTY``).
+
+This is what ``formulas.ExcelModel().loads(path).finish().calculate()`` does,
+without the per-cell dispatcher that made it take ~10 s for 2,300 formulas.
+A workbook needing what only ExcelModel has (ISFORMULA, spilled ``A1#``
+references) falls back to ExcelModel (``formulas_model``).
+
+Differences from ExcelModel, all towards Excel and LibreOffice: an unknown
+name gives ``#NAME?`` (ExcelModel: ``#REF!``), sheet-scoped names are resolved
+(ExcelModel: ``#REF!``), and references to a sheet whose name contains an
+apostrophe work (ExcelModel: ``#REF!``). Known limits of ``formulas`` 1.3.4 remain: a ``1E9``
+literal or a structured reference is a parse error (EngineError);
+SUBTOTAL/AGGREGATE/OFFSET give ``#NAME?``.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .values import EngineError, Values, formula_cells, normalize
+from .formulas_model import cell_value, parse_key, recalculate_model
+from .values import EngineError, Values, normalize
 
-_REF_RE = re.compile(r"^\$?[A-Z]{1,3}\$?[0-9]+(?::\$?[A-Z]{1,3}\$?[0-9]+)?$")
+if TYPE_CHECKING:
+    from .formulas_eval import Evaluator
+
+__all__ = ["available", "formulas_version", "parse_key", "recalculate", "recalculate_model"]
 
 
 def available() -> bool:
@@ -37,119 +52,57 @@ def formulas_version() -> str:
     return f"formulas {getattr(formulas, '__version__', '?')}"
 
 
-def parse_key(key: str) -> tuple[str, str] | None:
-    """Split a solution key into (sheet name as formulas wrote it, "A1" or "A1:B2"), or None.
+def recalculate(path: Path | str, *, flat: bool = True) -> Values:
+    """Recalculate ``path``; {(sheet, coord): value} for every formula cell.
 
-    formulas 1.3.4 writes ``'[book.xlsx]SHEET'!A1``, upper-casing the sheet and
-    NOT doubling apostrophes inside it. Keys that are not on a sheet (defined
-    names such as ``'[book.xlsx]'!RATE``, bare errors such as ``#REF!``) give None.
-    """
-    key = key.strip()
-    if "!" not in key:
-        return None
-    sheet, ref = key.rsplit("!", 1)  # sheet names may contain "!", cell refs cannot
-    if not _REF_RE.match(ref):
-        return None
-    if len(sheet) >= 2 and sheet[0] == "'" and sheet[-1] == "'":
-        sheet = sheet[1:-1]
-    if sheet.startswith("["):  # "[book.xlsx]SHEET": sheet names cannot contain "]"
-        sheet = sheet.rsplit("]", 1)[1] if "]" in sheet else sheet
-    if not sheet:
-        return None
-    return sheet, ref.replace("$", "")
-
-
-def _cell_value(raw: object) -> object:
-    """Value of a ``Ranges`` (or array) holding one cell, normalised."""
-    import numpy as np
-    import schedula as sh
-    from formulas.tokens.operand import XlError
-
-    v = getattr(raw, "value", raw)
-    if isinstance(v, np.ndarray):
-        if v.size == 0:
-            return None
-        v = v.ravel()[0]
-    if v is sh.EMPTY:
-        # A formula that yields a blank (e.g. INDEX into an empty cell):
-        # Excel and LibreOffice show 0.
-        return 0.0
-    if isinstance(v, XlError):
-        return str(v)
-    return normalize(v)
-
-
-def _range_values(raw: object, ref: str) -> dict[str, object]:
-    """Expand a range result into {coord: value}."""
-    import numpy as np
-    from openpyxl.utils.cell import get_column_letter, range_boundaries
-
-    v = getattr(raw, "value", raw)
-    arr = np.asarray(v, dtype=object)
-    if arr.ndim != 2:
-        return {}
-    min_col, min_row, max_col, max_row = range_boundaries(ref)
-    out: dict[str, object] = {}
-    for i in range(min(arr.shape[0], max_row - min_row + 1)):
-        for j in range(min(arr.shape[1], max_col - min_col + 1)):
-            out[f"{get_column_letter(min_col + j)}{min_row + i}"] = _cell_value(arr[i, j])
-    return out
-
-
-def recalculate(path: Path | str, *, circular: bool = False) -> Values:
-    """Recalculate ``path`` with formulas; return {(sheet, coord): value} for formula cells.
-
-    A formula cell the solution does not contain is reported as None.
+    Cells on a reference cycle (and cells depending on them) are None.
+    ``flat=False`` calls every compiled function through its schedula pipe
+    (slower; for tests of the fast replay).
     """
     path = Path(path)
     if not available():
         raise EngineError("the 'formulas' package is not installed (pip install formulas)")
-    wanted = formula_cells(path)
-    if not any(wanted.values()):
+    from .formulas_book import load_book
+    from .formulas_compile import Unsupported
+    from .formulas_eval import CellError, Evaluator
+
+    book = load_book(path)
+    if not any(book.wanted.values()):
         return {}
-    import formulas
-
+    ev = Evaluator(book, flat=flat)
     try:
-        model = formulas.ExcelModel().loads(str(path)).finish(circular=circular)
-        solution = model.calculate()
+        ev.bind_all()
+        ev.run()
+    except Unsupported:
+        return recalculate_model(path)
+    except CellError as exc:
+        raise EngineError(f"formulas could not evaluate {path}: {exc}") from exc
     except Exception as exc:  # formulas raises many kinds (FormulaError, KeyError, ...)
-        raise EngineError(
-            f"formulas could not evaluate {path}: {type(exc).__name__}: {exc}"
-        ) from exc
+        raise EngineError(f"formulas could not evaluate {path}: {type(exc).__name__}: {exc}") from exc
+    return collect(ev)
 
-    upper_to_title = {title.upper(): title for title in wanted}
-    cells: dict[tuple[str, str], object] = {}
-    ranges: list[tuple[str, str, object]] = []
-    for key, raw in solution.items():
-        parsed = parse_key(str(key))
-        if parsed is None:
-            continue
-        sheet_u, ref = parsed
-        title = upper_to_title.get(sheet_u.upper())
-        if title is None and "''" in sheet_u:  # in case a version doubles quotes
-            title = upper_to_title.get(sheet_u.replace("''", "'").upper())
-        if title is None:
-            continue
-        if ":" in ref:
-            ranges.append((title, ref, raw))
-        else:
-            cells[(title, ref)] = raw
 
+def collect(ev: Evaluator) -> Values:
+    """The evaluator's results for the workbook's formula cells, normalised."""
+    from openpyxl.utils.cell import coordinate_from_string, column_index_from_string
+
+    book = ev.book
+    computed: list[set[tuple[int, int]]] = [set() for _ in book.titles]
+    for nid in ev.done:
+        fc = ev.nodes[nid].cell
+        r1, c1, r2, c2 = fc.out
+        computed[fc.sheet].update((r, c) for r in range(r1, r2 + 1) for c in range(c1, c2 + 1))
+    formula_at = [set(owner) for owner in ev.owner]
     out: Values = {}
-    missing: dict[str, set[str]] = {}
-    for title, coords in wanted.items():
-        for coord in coords:
-            if (title, coord) in cells:
-                out[(title, coord)] = _cell_value(cells[(title, coord)])
+    for s, title in enumerate(book.titles):
+        vals = book.values[s]
+        for coord in book.wanted.get(title, []):
+            col, row = coordinate_from_string(coord)
+            rc = (row, column_index_from_string(col))
+            if rc in computed[s]:
+                out[(title, coord)] = cell_value(vals[rc])
+            elif rc in formula_at[s] or rc not in vals:
+                out[(title, coord)] = None  # on a cycle, or a data-table cell
             else:
-                out[(title, coord)] = None
-                missing.setdefault(title, set()).add(coord)
-    if missing:
-        # Cells of a multi-cell array formula appear only inside a range key.
-        for title, ref, raw in ranges:
-            if title not in missing:
-                continue
-            for coord, value in _range_values(raw, ref).items():
-                if coord in missing[title]:
-                    out[(title, coord)] = value
+                out[(title, coord)] = normalize(vals[rc])  # text that looks like a formula
     return out
