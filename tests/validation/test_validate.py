@@ -152,13 +152,13 @@ BAD = [
 
 
 @pytest.mark.parametrize("what, old, new, fragments", BAD, ids=[b[0] for b in BAD])
-def test_bad_files_exit_2_naming_file_line_and_field(tmp_path, what, old, new, fragments):
+def test_bad_files_exit_2_naming_file_line_and_field(tmp_path, capsys, what, old, new, fragments):
     assert old in GOOD, what
     f = write(tmp_path, GOOD.replace(old, new, 1), name="bad.yaml")
-    r = run_cli(str(f))
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "Traceback" not in r.stderr
-    err = r.stderr.strip()
+    assert main(["validate", str(f)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err.strip()
     assert len(err.splitlines()) == 1
     assert "bad.yaml" in err
     for frag in fragments:
@@ -168,6 +168,14 @@ def test_bad_files_exit_2_naming_file_line_and_field(tmp_path, what, old, new, f
 def test_missing_file_exits_2(tmp_path):
     r = run_cli(str(tmp_path / "nope.yaml"))
     assert r.returncode == 2 and "nope.yaml" in r.stderr
+
+
+def test_bad_file_from_the_shell_is_one_line_without_traceback(tmp_path):
+    f = write(tmp_path, GOOD.replace("key: params_total", "key: params_totl", 1), name="bad.yaml")
+    r = run_cli(str(f))
+    assert r.returncode == 2 and r.stdout == ""
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "bad.yaml:12: points[0].key" in r.stderr
 
 
 # --------------------------------------------------------------------------- the shipped files
