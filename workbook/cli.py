@@ -126,6 +126,21 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    from workbook.catalog import load_catalog
+    from workbook.validation import as_json, default_files, print_table, validate
+
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    files = list(args.files) or default_files(catalog_dir / "validation")
+    results = validate(files, load_catalog(args.catalog))
+    if args.json:
+        json.dump(as_json(results), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_table(results, sys.stdout)
+    return 0 if all(r.passed for r in results) else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
@@ -149,6 +164,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--engine", choices=["formulas", "libreoffice", "all"], default="all")
     v.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     v.set_defaults(func=cmd_verify)
+
+    val = sub.add_parser("validate", help="compare scenarios with published measurements (catalog/validation)")
+    val.add_argument("files", nargs="*", type=Path, metavar="FILE.yaml",
+                     help="validation files (default: CATALOG/validation/*.yaml)")
+    val.add_argument("--json", action="store_true", help="points and summaries as one JSON object")
+    val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    val.set_defaults(func=cmd_validate)
     return p
 
 

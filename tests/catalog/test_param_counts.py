@@ -44,6 +44,9 @@ def test_dense_models_have_no_published_active_or_equal() -> None:
         ("llama-3-70b", 70_553_706_496),
         ("mixtral-8x7b", 46_702_792_704),
         ("gemma-2-27b", 27_227_128_320),
+        ("llama-33b", 32_528_943_616),
+        ("llama-3.1-405b", 405_853_388_800),  # HF safetensors metadata of meta-llama/Llama-3.1-405B
+        ("qwen3-32b", 32_762_123_264),  # released Qwen/Qwen3-32B weights
     ],
 )
 def test_exact_counts_of_released_weights(model_id: str, exact: int) -> None:
