@@ -29,7 +29,7 @@ test: setup libreoffice
 	$(BIN)/python -m pytest -q
 
 bench: setup libreoffice
-	$(BIN)/python scripts/bench.py --skip-formulas-large
+	$(BIN)/python scripts/bench.py
 
 clean:
 	rm -rf $(VENV) out/*.xlsx out/*.pdf

@@ -7,13 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from xlsxwriter.utility import xl_col_to_name
-
 from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, GPU_SHEET, MODEL_SHEET, write_constants,
                                             write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
-from workbook.writer.layout import CALC_SHEETS, COL_KEY, value_col
+from workbook.writer.layout import CALC_SHEETS, value_col
 from workbook.writer.status import status_texts, write_status
 from workbook.writer.summary import write_summary
 from workbook.writer.line_items import write_module
@@ -111,7 +109,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
             write_module(w, module, mod.QUANTITIES, results)
         for sheet in CALC_SHEETS[1:]:
             w.title(sheet, sheet, "One row per quantity, one column per scenario (spec section in the Source column).")
-        write_status(w, results, xl_col_to_name(COL_KEY))
+        write_status(w, results)
         _check_formats(w, len(names))
         add_charts(w, names)
         w.wb.set_custom_property("tool_version", __version__)

@@ -56,9 +56,12 @@ def _col_range(col: int, r0: int, r1: int) -> str:
     return f"{xl_rowcol_to_cell(r0, col, row_abs=True)}:{xl_rowcol_to_cell(r1, col, row_abs=True)}"
 
 
-def write_status(w: Writer, results: list[dict[str, float]], plan_key_col: str) -> None:
+def write_status(w: Writer, results: list[dict[str, float]]) -> None:
     """Write the text rows and the master check below the Checks sheet's line items."""
     lay = w.book.layout
+    # the Key column of Plan down to its last input row (a bounded range: MATCH over a whole column is slow)
+    last_input = max(r for k, (s, r) in lay.rows.items() if s == "Plan" and "." in k)
+    plan_keys = f"Plan!{_abs_col(COL_KEY, 0, last_input)}"
     rows = {k: lay.rows[k][1] for k in lay.rows if lay.rows[k][0] == SHEET}
     h0, h1 = rows[HARD[0][0]], rows[HARD[-1][0]]
     w0, w1 = rows[WARNINGS[0][0]], rows[WARNINGS[-1][0]]
@@ -80,12 +83,12 @@ def write_status(w: Writer, results: list[dict[str, float]], plan_key_col: str) 
                 w.text(SHEET, row, col, texts[key][i], "text", "label")
                 continue
             rows = {k: r for k, (s, r) in lay.rows.items() if s == SHEET}
-            w.formula(SHEET, row, col, _formula(key, col, rows, (h0, h1), (w0, w1), (i0, i1), plan_key_col),
+            w.formula(SHEET, row, col, _formula(key, col, rows, (h0, h1), (w0, w1), (i0, i1), plan_keys),
                       texts[key][i], "check", key=key, scenario=i)
     master(w, results)
 
 
-def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: tuple, plan_key_col: str) -> str:
+def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: tuple, plan_keys: str) -> str:
     cell = lambda k: xl_rowcol_to_cell(rows[k], col, row_abs=True)  # noqa: E731
     if key == "first_failure":
         return f'=IFERROR(INDEX({_abs_col(COL_LABEL, *hard)},MATCH(1,{_col_range(col, *hard)},0)),"")'
@@ -94,7 +97,7 @@ def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: t
     if key == "input_error_where":
         k = f"MATCH(1,{_col_range(col, *inputs)},0)"
         return (f'=IFERROR("Plan!"&{cell("scenario_column")}&MATCH(INDEX({_abs_col(COL_NOTES, *inputs)},{k}),'
-                f'Plan!${plan_key_col}:${plan_key_col},0)&" "&SUBSTITUTE(INDEX({_abs_col(COL_LABEL, *inputs)},{k}),'
+                f'{plan_keys},0)&" "&SUBSTITUTE(INDEX({_abs_col(COL_LABEL, *inputs)},{k}),'
                 f'"Input: ",""),"")')
     return (f'=CHOOSE({cell("status_code")},"PASS"&IF({cell("warnings_count")}>0," ("&{cell("warnings_count")}'
             f'&" warning(s); first: "&{cell("first_warning")}&")",""),"FAIL: "&{cell("first_failure")},'
