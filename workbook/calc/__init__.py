@@ -23,6 +23,8 @@ SHEETS: dict[str, str] = {
     "models": "Plan",
     "plan": "Plan",
     "train_memory": "Training Memory",
+    "activations": "Activations",
+    "act_stages": "Activations",
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
     "comm": "Comm",
