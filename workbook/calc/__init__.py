@@ -25,6 +25,7 @@ SHEETS: dict[str, str] = {
     "train_memory": "Training Memory",
     "activations": "Activations",
     "act_stages": "Activations",
+    "sharded_state": "ZeRO",
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
     "comm": "Comm",

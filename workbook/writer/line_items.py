@@ -21,6 +21,7 @@ BLOCK_TITLES = {
     "train_memory": "Training memory ledger (17.4.1-17.4.7)",
     "activations": "Activations per layer and micro-batch by saved tensor, tensor model (Korthikanti 2022, Megatron)",
     "act_stages": "Activations per pipeline rank: four candidate ranks and the most loaded (Korthikanti 2022 §4.2.3)",
+    "sharded_state": "Sharded state per GPU, tensor model: dense over TP x PP, experts over EP x ETP x PP (Megatron)",
     "zero": "ZeRO sharding per GPU, book model (17.4.8), and the memory model in use",
     "kv_cache": "KV cache and inference memory (17.4.9-17.4.12)",
     "comm": "Network communication (17.6)",
