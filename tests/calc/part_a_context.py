@@ -32,11 +32,13 @@ def make_context(model=LLAMA7B, gpu=H800, **sections) -> Context:
 
 
 def run(ctx: Context, upto: str) -> dict[str, float]:
-    """Run the part-A modules in data-flow order up to and including ``upto``."""
+    """Run the part-A modules (and the Plan block the layout rows come from) in data-flow order up to
+    and including ``upto``."""
     import importlib
     import math
 
-    for name in ("hardware", "models", "train_memory", "zero", "kv_cache"):
+    for name in ("hardware", "models", "plan", "train_memory", "activations", "act_stages", "sharded_state", "zero",
+                 "kv_cache"):
         mod = importlib.import_module(f"workbook.calc.{name}")
         values = mod.compute(ctx)
         assert set(values) == {q.name for q in mod.QUANTITIES}, name

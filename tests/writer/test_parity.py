@@ -47,6 +47,12 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     assert {s.training.zero_stage for s in scs} == {0, 1, 2, 3}
     assert {s.training.recompute for s in scs} == {"none", "selective", "full"}
     assert {catalog.models[s.model].moe for s in scs} == {True, False}
+    t = [s.training for s in scs]
+    assert {(x.memory_model, x.zero_stage) for x in t} == {(m, z) for m in ("tensors", "book") for z in range(4)}
+    assert {x.cp for x in t} >= {1, 2} and {x.etp for x in t} >= {None, 1}
+    assert {x.pipeline_schedule for x in t} == {"1f1b", "interleaved"} and max(x.virtual_stages for x in t) > 1
+    for flag in ("sequence_parallel", "flash_attention", "dropout"):
+        assert {getattr(x, flag) for x in t} == {"on", "off"}, flag
 
 
 @needs_lo

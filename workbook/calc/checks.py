@@ -17,7 +17,8 @@ CHECK_REL_TOL = 1e-9
 
 #: (name, label, section, applies to: "training" / "serving" / "all")
 HARD = [
-    ("check_layout_gpus", "Layout: TP x PP x DP equals the GPU count", "17.5.8", "training"),
+    ("check_layout_gpus", "Layout: TP x CP x PP x DP and ETP x EP x PP divide the GPU count, EP the experts",
+     "17.5.8", "training"),
     ("check_tp_in_node", "Layout: TP fits inside one NVLink node", "17.5.8", "training"),
     ("check_pp_divides_layers", "Layout: PP divides the layer count", "17.5.8", "training"),
     ("check_train_memory_fits", "Training memory per GPU fits the HBM at the chosen ZeRO stage", "17.4.8", "training"),
@@ -55,6 +56,14 @@ def _off(a: float, b: float) -> float:
     return 1.0 if abs(a - b) > CHECK_REL_TOL * abs(a) else 0.0
 
 
+def _layout_fails(t, model, etp: float) -> float:
+    """1 unless N = TP·CP·PP·DP = ETP·EP·PP·EDP in whole numbers and EP splits the routed experts."""
+    experts = int(model.n_routed_experts or 0) if model.moe else 0
+    ok = (t.num_gpus % (t.tp * t.cp * t.pp) == 0 and t.num_gpus % (int(etp) * t.ep * t.pp) == 0
+          and experts % t.ep == 0)
+    return 0.0 if ok else 1.0
+
+
 def _raw(ctx: Context) -> dict[str, float]:
     q, t = ctx.q, ctx.s.training
     zero = [q["zero0_static_per_gpu_GB"], q["zero1_static_per_gpu_GB"], q["zero2_static_per_gpu_GB"],
@@ -62,7 +71,7 @@ def _raw(ctx: Context) -> dict[str, float]:
     monotonic = zero[0] >= zero[1] >= zero[2] >= zero[3]
     buy, gpn = q["plan_gpus_to_buy"], int(ctx.gpu.gpus_per_node)
     return {
-        "check_layout_gpus": float(t.num_gpus != t.tp * t.pp * q["plan_dp"]),
+        "check_layout_gpus": _layout_fails(t, ctx.model, q["plan_etp"]),
         "check_tp_in_node": 1.0 - q["plan_tp_in_node_flag"],
         "check_pp_divides_layers": 1.0 - q["plan_pp_divides_layers_flag"],
         "check_train_memory_fits": 1.0 - q["zero_fits_hbm_flag"],

@@ -1,7 +1,7 @@
 """Comm sheet: per-GPU, per-step traffic of each parallel dimension and its time on the scenario's
 links (spec 17.6.3-17.6.10).
 
-Links: TP, EP and SP groups inside a node use the Hardware sheet's NVLink planning bandwidth;
+Links: TP, EP and CP groups inside a node use the Hardware sheet's NVLink planning bandwidth;
 groups that span nodes, DP and PP across nodes use one NIC per GPU (NIC line rate x network
 efficiency x NICs/GPUs per node). Ring times include the alpha term (IB latency default).
 Compute per step is the Plan sheet's step time at the scenario MFU.
@@ -22,7 +22,7 @@ RATIO_CAP = 1e9
 ACT_BYTES = 2
 
 QUANTITIES = [
-    Q("comm_nvlink_GBps", "GB/s", "Intra-node bandwidth used for TP/EP/SP (NVLink planning figure)", "17.6"),
+    Q("comm_nvlink_GBps", "GB/s", "Intra-node bandwidth used for TP/EP/CP (NVLink planning figure)", "17.6"),
     Q("comm_ib_per_gpu_GBps", "GB/s", "Inter-node bandwidth per GPU (NIC line rate x efficiency)", "17.6"),
     Q("comm_multi_node_flag", "0/1", "Training job spans more than one node (1 = yes)", "17.6"),
     Q("comm_intra_node_GBps", "GB/s", "Bandwidth of a group inside one node (NVLink, else the NIC)", "17.6"),
@@ -30,7 +30,7 @@ QUANTITIES = [
     Q("comm_alpha_s", "s", "Latency per ring step (IB switch latency)", "17.6.2"),
     Q("comm_activation_GB", "GB", "One micro-batch activation B·S·d at 2 B (the unit of TP/PP/EP traffic)", "17.6.4"),
     Q("comm_compute_step_s", "s", "Compute time per step (Plan sheet step time)", "17.6.8"),
-    Q("comm_dp_grad_shard_GB", "GB", "Gradient shard each DP rank all-reduces, 2P/(TP·PP)", "17.6.3"),
+    Q("comm_dp_grad_shard_GB", "GB", "Gradient shard each DP·CP rank all-reduces, 2P/(TP·PP)", "17.6.3"),
     Q("comm_dp_volume_GB", "GB", "DP all-reduce bytes sent per GPU per step", "17.6.3"),
     Q("comm_dp_time_s", "s", "DP all-reduce time per step (ring)", "17.6.3"),
     Q("comm_dp_ratio", "x", "Compute / DP communication ratio R (>= 0.5 to scale DP)", "17.6.3"),
@@ -50,10 +50,11 @@ QUANTITIES = [
     Q("comm_ep_volume_GB", "GB", "EP All-to-All bytes sent per GPU per step (top-k included)", "17.6.6"),
     Q("comm_ep_link_GBps", "GB/s", "Bandwidth of the EP group (NVLink if TP·PP·EP fits a node, else the NIC)", "17.6.6"),
     Q("comm_ep_time_s", "s", "EP All-to-All time per step", "17.6.6"),
-    Q("comm_sp_ring_step_GB", "GB", "SP ring step: K and V of the local chunk, 2·B·(S/SP)·d_kv·2 B", "17.6.7"),
-    Q("comm_sp_volume_GB", "GB", "SP ring-attention bytes sent per GPU per step", "17.6.7"),
-    Q("comm_sp_link_GBps", "GB/s", "Bandwidth of the SP group (NVLink if inside a node, else the NIC)", "17.6.7"),
-    Q("comm_sp_time_s", "s", "SP ring-attention time per step", "17.6.7"),
+    Q("comm_cp_ring_step_GB", "GB", "CP ring step: K and V of the local chunk, 2·B·(S/CP)·d_kv·2 B", "17.6.7"),
+    Q("comm_cp_volume_GB", "GB", "CP ring-attention bytes sent per GPU per step", "17.6.7"),
+    Q("comm_cp_link_GBps", "GB/s", "Bandwidth of the CP group over TP·CP GPUs (NVLink inside a node, else the NIC)",
+      "17.6.7"),
+    Q("comm_cp_time_s", "s", "CP ring-attention time per step", "17.6.7"),
     Q("comm_total_time_s", "s", "All communication per step, no overlap", "17.6.8"),
     Q("comm_exposed_time_s", "s", "Communication not hidden by the TP overlap fraction", "17.6.8"),
     Q("comm_step_time_s", "s", "Step time: compute + max(0, exposed comm - compute)", "17.6.8"),
@@ -72,7 +73,7 @@ def compute(ctx: Context) -> dict[str, float]:
     alpha = float(ctx.defaults.get("ib_latency_us", 1.0)) / US_PER_S
     multi_node = t.num_gpus > gpn
     tp, pp, ga = t.tp, t.pp, t.grad_accum
-    dp = t.num_gpus // (tp * pp)
+    dp = t.num_gpus // (tp * pp)  # gradients are reduced over DP·CP (Megatron's dp_cp group)
     compute_s = q["plan_step_time_s"]
     act = dict(micro_batch=t.micro_batch, seq_len=t.seq_len, d_model=float(m.d_model))
     intra = nvlink if nvlink > 0 else ib
@@ -95,12 +96,14 @@ def compute(ctx: Context) -> dict[str, float]:
         v_ep = ga * cm.ep_total_GB(moe_layers=moe_layers / pp, a2a_GB=a2a)
     t_ep = cm.transfer_time_s(size_GB=v_ep, bw_GBps=link(tp * pp * t.ep))
     kv_dim = float(m.n_kv_heads or 0) * float(m.head_dim or 0)
-    sp_step = cm.sp_ring_step_GB(micro_batch=t.micro_batch, seq_len=t.seq_len, kv_heads=1, head_dim=kv_dim, sp=t.sp)
+    # context parallelism passes K and V around a ring of CP ranks (spec 17.6.7's sequence-parallel ring)
+    cp = t.cp
+    sp_step = cm.sp_ring_step_GB(micro_batch=t.micro_batch, seq_len=t.seq_len, kv_heads=1, head_dim=kv_dim, sp=cp)
     v_sp = 0.0
-    if t.sp > 1:
+    if cp > 1:
         v_sp = ga * float(m.layers) / pp * cm.sp_ring_layer_GB(micro_batch=t.micro_batch, seq_len=t.seq_len,
-                                                               kv_dim=kv_dim, sp=t.sp)
-    t_sp = cm.transfer_time_s(size_GB=v_sp, bw_GBps=link(t.sp))
+                                                               kv_dim=kv_dim, sp=cp)
+    t_sp = cm.transfer_time_s(size_GB=v_sp, bw_GBps=link(tp * cp))
     total = t_dp + t_tp + t_pp + t_ep + t_sp
     exposed = total - t.tp_overlap_frac * t_tp
     step = cm.step_time_hybrid_s(t_compute_s=compute_s, t_tp_s=t_tp, t_dp_s=t_dp + t_pp + t_ep + t_sp,
@@ -140,10 +143,10 @@ def compute(ctx: Context) -> dict[str, float]:
         "comm_ep_volume_GB": v_ep,
         "comm_ep_link_GBps": link(tp * pp * t.ep),
         "comm_ep_time_s": t_ep,
-        "comm_sp_ring_step_GB": sp_step,
-        "comm_sp_volume_GB": v_sp,
-        "comm_sp_link_GBps": link(t.sp),
-        "comm_sp_time_s": t_sp,
+        "comm_cp_ring_step_GB": sp_step,
+        "comm_cp_volume_GB": v_sp,
+        "comm_cp_link_GBps": link(tp * cp),
+        "comm_cp_time_s": t_sp,
         "comm_total_time_s": total,
         "comm_exposed_time_s": exposed,
         "comm_step_time_s": step,

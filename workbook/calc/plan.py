@@ -29,7 +29,11 @@ def ceil_count_xl(x: float) -> float:
 
 QUANTITIES = [
     Q("plan_train_FLOP", "FLOP", "Training compute used by the plan (6·P_active·D)", "17.5.3"),
-    Q("plan_dp", "GPUs", "Data-parallel replicas of the plan layout, N / (TP·PP)", "17.5.8"),
+    Q("plan_dp", "GPUs", "Data-parallel replicas of the plan layout, N / (TP·CP·PP)", "17.5.8"),
+    Q("plan_dp_cp", "GPUs", "Gradient and optimizer-sharding group DP·CP = N / (TP·PP)", "17.5.8",
+      note="Megatron dp_cp group"),
+    Q("plan_etp", "GPUs", "Expert tensor-parallel degree in use (blank input = TP)", "17.5.8"),
+    Q("plan_edp", "GPUs", "Expert-data-parallel degree N / (ETP·EP·PP)", "17.5.8", note="Megatron parallel folding"),
     Q("plan_layers_per_stage", "layers", "Layers per pipeline stage (L / PP)", "17.5.8"),
     Q("plan_nodes", "nodes", "Nodes occupied by the training job", "17.5.10"),
     Q("plan_global_batch_seqs", "sequences", "Global batch B_micro·GA·DP", "17.5.6"),
@@ -49,7 +53,7 @@ QUANTITIES = [
     Q("plan_train_state_TB", "TB", "Full training state P_total x 16 B (BF16 W+G, FP32 master, m, v)", "17.5.10"),
     Q("plan_gpus_memory_floor", "GPUs", "GPU floor from memory: ceil(16·P / usable HBM) (ZeRO-3)", "17.5.10"),
     Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days, unrounded (incl. overhead)", "17.5.4"),
-    Q("plan_gpus_needed", "GPUs", "GPUs the target days need: max(memory, time) in whole TP·PP replicas", "17.5.4",
+    Q("plan_gpus_needed", "GPUs", "GPUs the target days need: max(memory, time) in whole TP·CP·PP replicas", "17.5.4",
       note="advisory: the job runs on its input N"),
     Q("plan_gpus_needed_dp", "GPUs", "Data-parallel replicas at the needed GPU count", "17.5.10"),
     Q("plan_nodes_to_buy", "nodes", "Nodes to procure: the job's GPUs plus spares, in whole nodes", "17.5.4"),
@@ -73,7 +77,8 @@ def compute(ctx: Context) -> dict[str, float]:
     p_active, p_total = q["params_active"], q["params_total"]
     n, tp, pp = t.num_gpus, t.tp, t.pp
     gpn = int(ctx.gpu.gpus_per_node)
-    dp = int(lay.dp_degree(num_gpus=n, tp=tp, pp=pp))
+    dp = int(lay.dp_degree(num_gpus=n, tp=tp * t.cp, pp=pp))
+    etp = tp if t.etp is None else t.etp
     seqs = tr.global_batch_seqs(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp)
     tokens_step = seqs * t.seq_len
     tok_s = tr.tokens_per_s_from_mfu(num_gpus=n, peak_TFLOPS=peak, mfu=t.mfu, params=p_active)
@@ -83,8 +88,9 @@ def compute(ctx: Context) -> dict[str, float]:
     usable_GB = float(ctx.gpu.hbm_GB) * t.usable_hbm_frac
     n_mem = ceil_count_xl(p_total * lay.TRAIN_STATE_BYTES_PER_PARAM / (usable_GB * GB))  # 17.5.10 step 2
     n_time = tr.gpus_raw(total_FLOP=c * t.overhead_factor, target_days=t.target_days, peak_TFLOPS=peak, mfu=t.mfu)
-    dp_needed = ceil_count_xl(max(n_time, n_mem) / (tp * pp))  # step 4: whole TP·PP replicas
-    n_needed = dp_needed * tp * pp
+    replica = tp * t.cp * pp
+    dp_needed = ceil_count_xl(max(n_time, n_mem) / replica)  # step 4: whole TP·CP·PP replicas
+    n_needed = dp_needed * replica
     days_needed = tr.train_time_days(total_FLOP=c, num_gpus=n_needed, peak_TFLOPS=peak, mfu=t.mfu,
                                      overhead_factor=t.overhead_factor)
     nodes_buy = ceil_count_xl(n * (1 + t.spare_fraction) / gpn)
@@ -93,6 +99,9 @@ def compute(ctx: Context) -> dict[str, float]:
     return {
         "plan_train_FLOP": c,
         "plan_dp": dp,
+        "plan_dp_cp": dp * t.cp,
+        "plan_etp": etp,
+        "plan_edp": n // (etp * t.ep * pp),
         "plan_layers_per_stage": lay.layers_per_stage(layers=int(m.layers), pp=pp),
         "plan_nodes": ceil_count_xl(n / gpn),
         "plan_global_batch_seqs": seqs,

@@ -72,7 +72,7 @@ def compute(ctx: Context) -> dict[str, float]:
     t, q, so, m = ctx.s.training, ctx.q, ctx.s.storage, ctx.model
     d = ctx.defaults
     n = t.num_gpus
-    dp = n // (t.tp * t.pp)
+    dp = n // (t.tp * t.cp * t.pp)  # data-parallel replicas (the Plan sheet's plan_dp)
     step_s = q["plan_step_time_s"]
     run_days = q["plan_train_days_with_overhead"]
     tokens_step = q["plan_tokens_per_step"]

@@ -1,8 +1,11 @@
-"""ZeRO sheet: per-GPU memory of ZeRO stages 0-3 for the scenario's layout (spec 17.4.8, 17.4.12).
+"""ZeRO sheet: per-GPU memory of ZeRO stages 0-3 for the scenario's layout (spec 17.4.8, 17.4.12),
+and the training memory per GPU of the memory model in use.
 
-Parameters are first split over the model-parallel group (TP·PP); ZeRO shards over DP =
-num_gpus/(TP·PP). Activations per GPU are the micro-batch's activations / TP (sequence-parallel
-TP; with 1F1B the first pipeline stage holds PP micro-batches of L/PP layers, i.e. one model's worth).
+Book model (spec 17.4.5-17.4.8): parameters are first split over the model-parallel group (TP·PP);
+ZeRO shards over DP·CP = num_gpus/(TP·PP). Activations per GPU are the micro-batch's activations /
+TP (sequence-parallel TP; with 1F1B the first pipeline stage holds PP micro-batches of L/PP layers,
+i.e. one model's worth). Tensor model (the default): ``workbook.calc.sharded_state`` above these
+rows. ``training.memory_model`` picks which total feeds the fit check and the Summary.
 """
 
 from __future__ import annotations
@@ -14,18 +17,22 @@ from workbook.units import GB
 
 QUANTITIES = [
     Q("model_parallel_degree", "GPUs", "Model-parallel group size TP x PP", "17.4.8"),
-    Q("dp_degree", "GPUs", "Data-parallel degree N = GPUs / (TP x PP)", "17.4.8"),
+    Q("dp_degree", "GPUs", "ZeRO sharding degree DP x CP = GPUs / (TP x PP)", "17.4.8"),
     Q("zero0_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-0 (plain DP)", "17.4.8"),
     Q("zero1_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-1 (optimizer sharded)", "17.4.8"),
     Q("zero2_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-2 (optimizer + gradients sharded)", "17.4.8"),
     Q("zero3_static_per_gpu_GB", "GB", "Static memory per GPU, ZeRO-3 (everything sharded)", "17.4.8"),
     Q("zero_static_per_gpu_GB", "GB", "Static memory per GPU at the chosen ZeRO stage", "17.4.8"),
-    Q("zero_act_per_gpu_GB", "GB", "Activations per GPU (micro-batch activations / TP, or the per-GPU override)", "17.4.7"),
-    Q("zero_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage (static + act + overhead)", "17.4.7"),
-    Q("zero_weights_GB", "GB", "Per-GPU weights at the chosen stage (sharded over DP at ZeRO-3)", "17.4.8"),
-    Q("zero_grads_GB", "GB", "Per-GPU gradients at the chosen stage (sharded over DP from ZeRO-2)", "17.4.8"),
-    Q("zero_optimizer_GB", "GB", "Per-GPU optimizer states at the chosen stage (sharded over DP from ZeRO-1)", "17.4.8"),
-    Q("zero_activations_GB", "GB", "Per-GPU activations (chart component)", "17.4.7"),
+    Q("zero_act_per_gpu_GB", "GB", "Activations per GPU, book model (micro-batch activations / TP, or the override)",
+      "17.4.7"),
+    Q("zero_book_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage, book model (static + act + overhead)",
+      "17.4.7"),
+    Q("zero_book_model_flag", "0/1", "Memory model in use is the book's (1 = book, 0 = tensors)", "17.4.7"),
+    Q("zero_total_per_gpu_GB", "GB", "Training memory per GPU at the chosen stage, memory model in use", "17.4.7"),
+    Q("zero_weights_GB", "GB", "Per-GPU weights, memory model in use (ZeRO-3 shards them; chart component)", "17.4.8"),
+    Q("zero_grads_GB", "GB", "Per-GPU gradients, memory model in use (sharded from ZeRO-2; chart component)", "17.4.8"),
+    Q("zero_optimizer_GB", "GB", "Per-GPU optimizer states, memory model in use (sharded from ZeRO-1; chart component)", "17.4.8"),
+    Q("zero_activations_GB", "GB", "Per-GPU activations, memory model in use (chart component)", "17.4.7"),
     Q("zero_overhead_GB", "GB", "Per-GPU runtime overhead (chart component)", "17.4.7"),
     Q("zero_hbm_headroom_GB", "GB", "HBM left per GPU at the chosen stage (negative = short)", "17.4.7"),
     Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in HBM (1 = fits)", "17.4.8"),
@@ -56,7 +63,8 @@ def compute(ctx: Context) -> dict[str, float]:
     ovh = q["train_overhead_GB"]
     hbm = float(ctx.gpu.hbm_GB)
     total = {s: static[s] + act + ovh for s in zr.STAGES}
-    chosen = total[t.zero_stage]
+    book = t.memory_model == "book"
+    chosen = total[t.zero_stage] if book else q["state_total_per_gpu_GB"]
     b = q["train_grad_bytes_per_param"]
     dp = zr.dp_allreduce_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
     z3 = zr.zero3_traffic_GB(params=P / mp, bytes_per_elem=b, n=n)
@@ -65,11 +73,18 @@ def compute(ctx: Context) -> dict[str, float]:
     # optimizer states, ZeRO-2 also the gradients, ZeRO-3 also the weights
     stage = t.zero_stage
     per_mp = P / mp / GB
-    out = {
+    book_parts = {
         "zero_weights_GB": per_mp * q["train_weight_bytes_per_param"] / (n if stage >= 3 else 1),
         "zero_grads_GB": per_mp * q["train_grad_bytes_per_param"] / (n if stage >= 2 else 1),
         "zero_optimizer_GB": per_mp * q["train_optimizer_bytes_per_param"] / (n if stage >= 1 else 1),
         "zero_activations_GB": act,
+    }
+    tensor_parts = {"zero_weights_GB": q["state_weights_GB"], "zero_grads_GB": q["state_grads_GB"],
+                    "zero_optimizer_GB": q["state_optimizer_GB"], "zero_activations_GB": q["state_act_per_gpu_GB"]}
+    out = {
+        **(book_parts if book else tensor_parts),
+        "zero_book_total_per_gpu_GB": total[t.zero_stage],
+        "zero_book_model_flag": float(book),
         "zero_overhead_GB": ovh,
         "model_parallel_degree": mp,
         "dp_degree": n,

@@ -11,6 +11,13 @@ WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
 Recompute = Literal["none", "selective", "full"]
+#: "tensors": activations from the tensors each layer saves (Korthikanti et al. 2022, Megatron) and
+#: state sharded by parameter class (workbook.reference.activations, sharded_state);
+#: "book": the book's 17.4.5-17.4.8 formulas
+MemoryModel = Literal["tensors", "book"]
+OnOff = Literal["on", "off"]
+#: pipeline schedules of the tensor memory model (Megatron 1F1B and interleaved 1F1B)
+PipelineSchedule = Literal["1f1b", "interleaved"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
 Purpose = Literal["both", "training", "serving"]
 
@@ -48,13 +55,31 @@ class TrainingInputs(_Strict):
     recompute: Recompute = In("full", title="Recompute", unit="choice", example="full",
                               desc="Activation recompute mode", note="spec 17.4.6")
     num_gpus: int = In(8, title="GPUs in the job", unit="GPUs", example=256, ge=1, le=1_000_000,
-                       desc="GPUs in the training job N", note="N = TP x PP x DP")
+                       desc="GPUs in the training job N", note="N = TP x CP x PP x DP")
     tp: int = In(1, title="TP degree", unit="GPUs", example=8, ge=1, le=64, desc="Tensor-parallel degree")
     pp: int = In(1, title="PP degree", unit="GPUs", example=1, ge=1, le=512, desc="Pipeline-parallel degree")
     ep: int = In(1, title="EP degree", unit="GPUs", example=1, ge=1, le=1024, desc="Expert-parallel degree",
-                 note="inside DP")
-    sp: int = In(1, title="SP degree", unit="GPUs", example=1, ge=1, le=1024,
-                 desc="Sequence/context-parallel degree", note="inside the TP group")
+                 note="inside DP x CP")
+    cp: int = In(1, title="CP degree", unit="GPUs", example=2, ge=1, le=1024, desc="Context-parallel degree",
+                 note="splits the sequence; N = TP x CP x PP x DP")
+    etp: Optional[int] = In(None, title="Expert TP degree", unit="GPUs", example=1, ge=1, le=64,
+                            desc="Expert tensor-parallel degree ETP", note="MoE; blank = TP degree")
+    memory_model: MemoryModel = In("tensors", title="Memory model", unit="choice", example="tensors",
+                                   desc="Training memory model per GPU",
+                                   note="tensors: saved tensors + sharded state; book: spec 17.4.5-17.4.8")
+    sequence_parallel: OnOff = In("on", title="Sequence parallelism", unit="choice", example="on",
+                                  desc="Sequence parallelism in the TP group (norms and dropout split over TP)",
+                                  note="tensor model; Korthikanti et al. 2022 §4.2.2")
+    flash_attention: OnOff = In("on", title="FlashAttention", unit="choice", example="on",
+                                desc="FlashAttention (no s x s score tensors kept)", note="tensor model")
+    dropout: OnOff = In("off", title="Dropout", unit="choice", example="off",
+                        desc="Dropout in training (1-byte masks kept)", note="tensor model")
+    pipeline_schedule: PipelineSchedule = In("1f1b", title="Pipeline schedule", unit="choice", example="1f1b",
+                                             desc="Pipeline schedule (micro-batches in flight per stage)",
+                                             note="tensor model; Megatron schedules.py")
+    virtual_stages: int = In(1, title="Virtual stages", unit="count", example=2, ge=1, le=64,
+                             desc="Model chunks per pipeline rank (interleaved schedule)",
+                             note="interleaved only; 1 = plain 1F1B")
     mfu: float = In(0.40, title="MFU", unit="fraction", example=0.40, ge=0.05, le=0.9,
                     desc="Model FLOPs utilisation", note="plausible 20-60 % (spec 17.5.2)")
     target_days: float = In(30.0, title="Target days", unit="days", example=30, ge=0.1, le=3650,
@@ -76,14 +101,16 @@ class TrainingInputs(_Strict):
 
     @model_validator(mode="after")
     def _layout_divides(self) -> "TrainingInputs":
-        mp = self.tp * self.pp
+        mp = self.tp * self.cp * self.pp
         if self.num_gpus % mp:
             raise ValueError(
-                f"num_gpus={self.num_gpus} must be a multiple of tp*pp={mp} (DP = num_gpus/(tp*pp))"
+                f"num_gpus={self.num_gpus} must be a multiple of tp*cp*pp={mp} (DP = num_gpus/(tp*cp*pp))"
             )
-        dp = self.num_gpus // mp
-        if dp % self.ep:
-            raise ValueError(f"ep={self.ep} must divide the data-parallel degree dp={dp}")
+        etp = self.tp if self.etp is None else self.etp
+        expert = etp * self.ep * self.pp
+        if self.num_gpus % expert:
+            raise ValueError(f"num_gpus={self.num_gpus} must be a multiple of etp*ep*pp={expert} "
+                             "(expert-data-parallel degree; EP lives inside DP x CP)")
         return self
 
 

@@ -63,6 +63,19 @@ def inline_model(scenario: Scenario) -> Model:
     return model
 
 
+def _layout_fits_model(scenario: Scenario, model: Model) -> None:
+    """The layout rules that need the model: PP stages hold at least one layer each, and EP splits
+    the routed experts evenly (Megatron; workbook.reference.sharded_state)."""
+    t = scenario.training
+    if t.pp > model.layers:
+        raise InputError(f"pp={t.pp} exceeds the model's {model.layers} layers", field="training.pp",
+                         expected=f"1 to {model.layers}", **_where(scenario, ("training", "pp")))
+    if model.moe and model.n_routed_experts and model.n_routed_experts % t.ep:
+        raise InputError(f"ep={t.ep} must divide the model's {model.n_routed_experts} routed experts",
+                         field="training.ep", expected="a divisor of the routed experts",
+                         **_where(scenario, ("training", "ep")))
+
+
 def resolve(scenario: Scenario, catalog: Catalog) -> tuple[Scenario, Gpu, Model]:
     """(scenario with network/storage/cost nulls filled, GPU record, model record).
 
@@ -72,6 +85,7 @@ def resolve(scenario: Scenario, catalog: Catalog) -> tuple[Scenario, Gpu, Model]
     """
     gpu = _lookup(scenario, catalog, "gpu")
     model = _lookup(scenario, catalog, "model") if scenario.model is not None else inline_model(scenario)
+    _layout_fits_model(scenario, model)
 
     data = scenario.model_dump()
     for section in DEFAULTED_SECTIONS:

@@ -1,6 +1,8 @@
 """Seeded random valid scenarios: for engine-parity tests, property tests and benchmarks.
 
-Covers dense and MoE models, every GPU of the catalogue, every ZeRO stage and recompute mode.
+Covers dense and MoE models, every GPU of the catalogue, every ZeRO stage and recompute mode, both
+memory models (each with every ZeRO stage), context parallelism, expert TP, sequence parallelism,
+FlashAttention, dropout and both pipeline schedules.
 """
 
 from __future__ import annotations
@@ -8,17 +10,19 @@ from __future__ import annotations
 import random
 from typing import get_args
 
-from workbook.scenario.model import Optimizer, Precision, Recompute, Scenario
+from workbook.scenario.model import MemoryModel, Optimizer, Precision, Recompute, Scenario
 
 
 def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
-    """*n* valid scenarios; scenario i uses GPU i mod #GPUs, ZeRO stage i mod 4, recompute i mod 3."""
+    """*n* valid scenarios; scenario i uses GPU i mod #GPUs, ZeRO stage i mod 4, recompute i mod 3,
+    memory model (i div 4) mod 2 (so both models meet every ZeRO stage)."""
     rng = random.Random(seed)
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
     moe = [m for m in models if catalog.models[m].moe]
     dense = [m for m in models if not catalog.models[m].moe]
     recompute = list(get_args(Recompute))
+    memory_models = list(get_args(MemoryModel))
     out = []
     for i in range(n):
         gpu_id = gpus[i % len(gpus)]
@@ -28,7 +32,11 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
         tp = rng.choice([t for t in (1, 2, 4, 8) if model.n_heads % t == 0 and t <= gpu.gpus_per_node])
         pp = rng.choice([p for p in (1, 2, 4) if model.layers % p == 0])
         dp = rng.choice([1, 2, 4, 8, 16, 32, 64])
-        ep = rng.choice([e for e in (1, 2, 4, 8) if dp % e == 0]) if model.moe else 1
+        cp = rng.choice([1, 1, 2])
+        # EP inside DP x CP (then any expert TP divides the rest)
+        ep = rng.choice([e for e in (1, 2, 4, 8) if (dp * cp) % e == 0]) if model.moe else 1
+        etp = rng.choice([None, 1]) if model.moe else None
+        interleaved = pp > 1 and rng.random() < 0.5
         bases = [b for b in ("on_demand", "reserved", "spot") if gpu.price_usd_per_gpu_hour(b) is not None]
         precisions = [p for p in get_args(Precision) if p != "fp8" or gpu.fp8_dense_TFLOPS]
         out.append(Scenario(
@@ -44,10 +52,18 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "optimizer": rng.choice(list(get_args(Optimizer))),
                 "zero_stage": i % 4,
                 "recompute": recompute[i % len(recompute)],
-                "num_gpus": tp * pp * dp,
+                "num_gpus": tp * cp * pp * dp,
                 "tp": tp,
                 "pp": pp,
                 "ep": ep,
+                "cp": cp,
+                "etp": etp,
+                "memory_model": memory_models[(i // 4) % len(memory_models)],
+                "sequence_parallel": rng.choice(["on", "off"]),
+                "flash_attention": rng.choice(["on", "off"]),
+                "dropout": rng.choice(["on", "off"]),
+                "pipeline_schedule": "interleaved" if interleaved else "1f1b",
+                "virtual_stages": rng.choice([2, 3]) if interleaved else 1,
                 "mfu": round(rng.uniform(0.2, 0.6), 3),
                 "target_days": rng.choice([7, 30, 60, 90]),
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),

@@ -9,7 +9,9 @@ CONSTANTS = [
 ]
 
 _EXPR = {
-    "check_layout_gpus": "IF({training.num_gpus}={training.tp}*{training.pp}*{plan_dp},0,1)",
+    "check_layout_gpus": "IF(AND(MOD({training.num_gpus},{training.tp}*{training.cp}*{training.pp})=0,"
+    "MOD({training.num_gpus},{plan_etp}*{training.ep}*{training.pp})=0,"
+    "MOD({model_moe}*{model_n_routed_experts},{training.ep})=0),0,1)",
     "check_tp_in_node": "1-{plan_tp_in_node_flag}",
     "check_pp_divides_layers": "1-{plan_pp_divides_layers_flag}",
     "check_train_memory_fits": "1-{zero_fits_hbm_flag}",

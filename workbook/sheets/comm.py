@@ -1,7 +1,7 @@
 """Line items of the Comm sheet: per-GPU, per-step traffic of each parallel dimension and its time
 on the scenario's links (spec 17.6.2-17.6.10).
 
-A group inside one node (TP, EP over TP·PP·EP GPUs, SP) uses the NVLink planning bandwidth, else
+A group inside one node (TP, EP over TP·PP·EP GPUs, CP over TP·CP GPUs) uses the NVLink planning bandwidth, else
 one NIC per GPU; DP and PP use the NIC when the job spans nodes. Volumes are bytes sent per GPU.
 """
 
@@ -41,16 +41,16 @@ ITEMS = {
     "comm_activation_GB": "={training.micro_batch}*{training.seq_len}*{model_d_model}*c_comm_act_bytes/c_GB",
     "comm_compute_step_s": "={plan_step_time_s}",
     "comm_dp_grad_shard_GB": "=c_comm_grad_bytes*{params_total}/({training.tp}*{training.pp})/c_GB",
-    "comm_dp_volume_GB": "=c_two*({plan_dp}-1)/{plan_dp}*{comm_dp_grad_shard_GB}",
+    "comm_dp_volume_GB": "=c_two*({plan_dp_cp}-1)/{plan_dp_cp}*{comm_dp_grad_shard_GB}",
     # ring all-reduce: 2(DP-1) latency steps + bytes sent / bandwidth (0 when DP = 1)
-    "comm_dp_time_s": "=c_two*({plan_dp}-1)*{comm_alpha_s}+{comm_dp_volume_GB}/{comm_dp_pp_bw_GBps}",
+    "comm_dp_time_s": "=c_two*({plan_dp_cp}-1)*{comm_alpha_s}+{comm_dp_volume_GB}/{comm_dp_pp_bw_GBps}",
     "comm_dp_ratio": "=IF({comm_dp_time_s}>0,MIN({comm_compute_step_s}/{comm_dp_time_s},c_comm_ratio_cap),"
     "c_comm_ratio_cap)",
     "comm_dp_ratio_ok_flag": "=IF({comm_dp_ratio}>=c_comm_r_floor,1,0)",
     "comm_dp_weak_limit_s": "=c_two*{comm_dp_grad_shard_GB}/{comm_dp_pp_bw_GBps}",
     "comm_dp_bw_needed_GBps": "={comm_dp_volume_GB}/{comm_compute_step_s}",
-    "comm_dp_ranks_per_node": "=MAX(1,MIN({plan_dp},INT({gpu_gpus_per_node}/({training.tp}*{training.pp}))))",
-    "comm_dp_nodes": "=MAX(1,ROUNDUP({plan_dp}/{comm_dp_ranks_per_node},0))",
+    "comm_dp_ranks_per_node": "=MAX(1,MIN({plan_dp_cp},INT({gpu_gpus_per_node}/({training.tp}*{training.pp}))))",
+    "comm_dp_nodes": "=MAX(1,ROUNDUP({plan_dp_cp}/{comm_dp_ranks_per_node},0))",
     # inter-node ring over the nodes on 1/ranks_per_node of the shard (0 on a single node)
     "comm_dp_bw_needed_hier_GBps": "=c_two*({comm_dp_nodes}-1)/{comm_dp_nodes}"
     "*{comm_dp_grad_shard_GB}/{comm_dp_ranks_per_node}/{comm_compute_step_s}",
@@ -68,14 +68,14 @@ ITEMS = {
     "*c_comm_ep_a2a_per_layer*{comm_ep_a2a_GB}",
     "comm_ep_link_GBps": _link("{training.tp}*{training.pp}*{training.ep}"),
     "comm_ep_time_s": "={comm_ep_volume_GB}/{comm_ep_link_GBps}",
-    "comm_sp_ring_step_GB": "=c_two*{training.micro_batch}*{training.seq_len}/{training.sp}"
+    "comm_cp_ring_step_GB": "=c_two*{training.micro_batch}*{training.seq_len}/{training.cp}"
     "*{model_n_kv_heads}*{model_head_dim}*c_comm_act_bytes/c_GB",
-    # (SP-1) ring steps per layer, L/PP layers, GA micro-batches (0 when SP = 1)
-    "comm_sp_volume_GB": "={training.grad_accum}*{model_layers}/{training.pp}*({training.sp}-1)"
-    "*{comm_sp_ring_step_GB}",
-    "comm_sp_link_GBps": _link("{training.sp}"),
-    "comm_sp_time_s": "={comm_sp_volume_GB}/{comm_sp_link_GBps}",
-    "comm_total_time_s": "={comm_dp_time_s}+{comm_tp_time_s}+{comm_pp_time_s}+{comm_ep_time_s}+{comm_sp_time_s}",
+    # (CP-1) ring steps per layer, L/PP layers, GA micro-batches (0 when CP = 1)
+    "comm_cp_volume_GB": "={training.grad_accum}*{model_layers}/{training.pp}*({training.cp}-1)"
+    "*{comm_cp_ring_step_GB}",
+    "comm_cp_link_GBps": _link("{training.tp}*{training.cp}"),
+    "comm_cp_time_s": "={comm_cp_volume_GB}/{comm_cp_link_GBps}",
+    "comm_total_time_s": "={comm_dp_time_s}+{comm_tp_time_s}+{comm_pp_time_s}+{comm_ep_time_s}+{comm_cp_time_s}",
     "comm_exposed_time_s": "={comm_total_time_s}-{training.tp_overlap_frac}*{comm_tp_time_s}",
     "comm_step_time_s": "={comm_compute_step_s}+MAX(0,{comm_exposed_time_s}-{comm_compute_step_s})",
     "comm_ratio": "=IF({comm_total_time_s}>0,MIN({comm_compute_step_s}/{comm_total_time_s},c_comm_ratio_cap),"

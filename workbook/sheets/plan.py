@@ -30,7 +30,10 @@ _CLUSTER_FLOPS = "{training.num_gpus}*{train_peak_TFLOPS}*c_tera*{training.mfu}"
 
 ITEMS = {
     "plan_train_FLOP": "={train_total_FLOPs}",
-    "plan_dp": "={training.num_gpus}/({training.tp}*{training.pp})",
+    "plan_dp": "={training.num_gpus}/({training.tp}*{training.cp}*{training.pp})",
+    "plan_dp_cp": "={plan_dp}*{training.cp}",
+    "plan_etp": "=IF(ISBLANK({training.etp}),{training.tp},{training.etp})",
+    "plan_edp": "={training.num_gpus}/({plan_etp}*{training.ep}*{training.pp})",
     "plan_layers_per_stage": "={model_layers}/{training.pp}",
     "plan_nodes": "=ROUNDUP(ROUND({training.num_gpus}/{gpu_gpus_per_node},c_count_ceil_digits),0)",
     "plan_global_batch_seqs": "={training.micro_batch}*{training.grad_accum}*{plan_dp}",
@@ -53,8 +56,8 @@ ITEMS = {
     "plan_gpus_time_raw": "={plan_train_FLOP}*{training.overhead_factor}"
     "/({training.target_days}*c_s_per_day*{train_peak_TFLOPS}*c_tera*{training.mfu})",
     "plan_gpus_needed": "=ROUNDUP(ROUND(MAX({plan_gpus_time_raw},{plan_gpus_memory_floor})"
-    "/({training.tp}*{training.pp}),c_count_ceil_digits),0)*{training.tp}*{training.pp}",
-    "plan_gpus_needed_dp": "={plan_gpus_needed}/({training.tp}*{training.pp})",
+    "/({training.tp}*{training.cp}*{training.pp}),c_count_ceil_digits),0)*{training.tp}*{training.cp}*{training.pp}",
+    "plan_gpus_needed_dp": "={plan_gpus_needed}/({training.tp}*{training.cp}*{training.pp})",
     "plan_nodes_to_buy": "=ROUNDUP(ROUND({training.num_gpus}*(1+{training.spare_fraction})/{gpu_gpus_per_node},"
     "c_count_ceil_digits),0)",
     "plan_gpus_to_buy": "={plan_nodes_to_buy}*{gpu_gpus_per_node}",

@@ -1,5 +1,6 @@
-"""Line items of the ZeRO sheet: per-GPU memory of ZeRO stages 0-3 for the scenario's layout
-(spec 17.4.7, 17.4.8, 17.4.12). Parameters are split over TP·PP first; ZeRO shards over DP."""
+"""Line items of the ZeRO sheet: per-GPU memory of ZeRO stages 0-3 for the scenario's layout, book
+model (spec 17.4.7, 17.4.8, 17.4.12: parameters split over TP·PP first, ZeRO shards over DP·CP), and
+the training memory per GPU of the memory model in use (book, or the tensor model's rows above)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ _STAGE = "{training.zero_stage}+1"
 _ACT_OVH = "+{zero_act_per_gpu_GB}+{train_overhead_GB}<={gpu_hbm_GB},1,0)"
 _W, _G, _O = "{train_weight_bytes_per_param}", "{train_grad_bytes_per_param}", "{train_optimizer_bytes_per_param}"
 _RING = "({dp_degree}-1)/{dp_degree}"
+_BOOK = "{zero_book_model_flag}=1"
 
 ITEMS = {
     "model_parallel_degree": "={training.tp}*{training.pp}",
@@ -31,12 +33,15 @@ ITEMS = {
     "zero_static_per_gpu_GB": f"=CHOOSE({_STAGE},{{zero0_static_per_gpu_GB}},{{zero1_static_per_gpu_GB}},"
     "{zero2_static_per_gpu_GB},{zero3_static_per_gpu_GB})",
     "zero_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),{train_activations_GB}/{training.tp},{training.act_GB})",
-    "zero_total_per_gpu_GB": "={zero_static_per_gpu_GB}+{zero_act_per_gpu_GB}+{train_overhead_GB}",
-    # chart components: ZeRO-1 shards the optimizer states, ZeRO-2 also gradients, ZeRO-3 also weights
-    "zero_weights_GB": f"={_PER_MP}*{_W}/CHOOSE({_STAGE},1,1,1,{_N})/c_GB",
-    "zero_grads_GB": f"={_PER_MP}*{_G}/CHOOSE({_STAGE},1,1,{_N},{_N})/c_GB",
-    "zero_optimizer_GB": f"={_PER_MP}*{_O}/CHOOSE({_STAGE},1,{_N},{_N},{_N})/c_GB",
-    "zero_activations_GB": "={zero_act_per_gpu_GB}",
+    "zero_book_total_per_gpu_GB": "={zero_static_per_gpu_GB}+{zero_act_per_gpu_GB}+{train_overhead_GB}",
+    "zero_book_model_flag": '=IF({training.memory_model}="book",1,0)',
+    "zero_total_per_gpu_GB": "=IF({zero_book_model_flag}=1,{zero_book_total_per_gpu_GB},{state_total_per_gpu_GB})",
+    # chart components (they stack to the total): book model: ZeRO-1 shards the optimizer states,
+    # ZeRO-2 also gradients, ZeRO-3 also weights; tensor model: the most loaded rank's
+    "zero_weights_GB": f"=IF({_BOOK},{_PER_MP}*{_W}/CHOOSE({_STAGE},1,1,1,{_N})/c_GB,{{state_weights_GB}})",
+    "zero_grads_GB": f"=IF({_BOOK},{_PER_MP}*{_G}/CHOOSE({_STAGE},1,1,{_N},{_N})/c_GB,{{state_grads_GB}})",
+    "zero_optimizer_GB": f"=IF({_BOOK},{_PER_MP}*{_O}/CHOOSE({_STAGE},1,{_N},{_N},{_N})/c_GB,{{state_optimizer_GB}})",
+    "zero_activations_GB": f"=IF({_BOOK},{{zero_act_per_gpu_GB}},{{state_act_per_gpu_GB}})",
     "zero_overhead_GB": "={train_overhead_GB}",
     "zero_hbm_headroom_GB": "={gpu_hbm_GB}-{zero_total_per_gpu_GB}",
     "zero_fits_hbm_flag": "=IF({zero_total_per_gpu_GB}<={gpu_hbm_GB},1,0)",

@@ -23,6 +23,7 @@ SHEET_ORDER = [
     "Constants",
     "Plan",
     "Training Memory",
+    "Activations",
     "ZeRO",
     "KV Cache",
     "Comm",

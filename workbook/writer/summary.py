@@ -49,6 +49,8 @@ BLOCKS: list[tuple[str, list[Row]]] = [
         Row("gpu_hour_usd", "Price per GPU-hour", "USD/GPU-h", applies=_T),
         Row("train_cost_usd", "Training cost", "USD", applies=_T),
         Row("budget_headroom_usd", "Budget headroom (0 = no budget)", "USD", applies=_T),
+        Row("training.memory_model", "Training memory model (tensors or book)", "choice", "text"),
+        Row("zero_total_per_gpu_GB", "Training memory per GPU (most loaded GPU)", "GB", applies=_T),
         Row("zero_hbm_headroom_GB", "Memory headroom per GPU, training", "GB", applies=_T),
     ]),
     ("Serving", [
@@ -63,7 +65,7 @@ BLOCKS: list[tuple[str, list[Row]]] = [
         Row("summary_target_days", "Finishes within the target days", "verdict", "verdict",
             ("check_meets_target_days",), _T),
         Row("summary_budget", "Within budget", "verdict", "verdict", ("check_within_budget",), _T),
-        Row("summary_layout", "Layout consistent (TP x PP x DP, TP in a node, PP divides layers)", "verdict",
+        Row("summary_layout", "Layout consistent (TP x CP x PP x DP, EP, TP in a node, PP divides layers)", "verdict",
             "verdict", ("check_layout_gpus", "check_tp_in_node", "check_pp_divides_layers"), _T),
         Row("summary_gpu_count", "GPU count consistent (procured, priced)", "verdict", "verdict",
             ("check_gpu_count",), _T),
@@ -87,7 +89,8 @@ def summary_values(results: list[dict[str, float]], scenarios: list, model_ids: 
                 if r.kind == "status":
                     vals.append(statuses[i])
                 elif r.kind == "text":
-                    vals.append({"model": model_ids[i], "gpu": sc.gpu, "purpose": sc.purpose}[r.key])
+                    vals.append({"model": model_ids[i], "gpu": sc.gpu, "purpose": sc.purpose,
+                                 "training.memory_model": sc.training.memory_model}[r.key])
                 elif r.kind in ("verdict", "warning"):
                     if not res[r.applies]:
                         vals.append("n/a")

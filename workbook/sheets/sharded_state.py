@@ -1,0 +1,80 @@
+"""Line items of the ZeRO sheet, tensor memory model: weights, gradients and optimizer state per GPU
+with dense parameters over TP x PP and routed experts over EP x ETP x PP; ZeRO (stage 1 optimizer,
+2 also gradients, 3 also weights) shards dense state over DP x CP and expert state over
+EDP = N/(ETP·EP·PP) (Megatron-LM theoretical_memory_usage.py, parallel folding; Rajbhandari et al.
+2020). The most loaded of the Activations sheet's four candidate ranks sets the memory per GPU.
+"""
+
+from __future__ import annotations
+
+from workbook.calc.act_stages import CANDIDATES
+
+_STAGE = "{training.zero_stage}+1"
+#: the divisor of each state group at ZeRO 0, 1, 2, 3 (1 optimizer, 2 also gradients, 3 also weights)
+_SHARD = {"weights": "1,1,1,{g}", "grads": "1,1,{g},{g}", "optimizer": "1,{g},{g},{g}"}
+#: the Training Memory sheet's bytes per parameter of each state group
+_BYTES = {"weights": "{train_weight_bytes_per_param}", "grads": "{train_grad_bytes_per_param}",
+          "optimizer": "{train_optimizer_bytes_per_param}"}
+#: the shard group of each parameter class
+_GROUP = {"dense": "{plan_dp_cp}", "expert": "{plan_edp}"}
+_TOTALS = "{state_sta_total_GB}:{state_std_total_GB}"
+_PICK = "{state_worst_pick}"
+
+
+def _bytes_per_param(kind: str, group: str) -> str:
+    return f"={_BYTES[group]}/CHOOSE({_STAGE}," + _SHARD[group].replace("{g}", _GROUP[kind]) + ")"
+
+
+def _candidate(x: str) -> dict[str, str]:
+    i, n, moe = (f"{{act_st{x}_{k}}}" for k in ("stage", "layers", "moe_layers"))
+    last = f"{i}={{training.pp}}-1"
+    return {
+        f"state_st{x}_dense_params": f"=(({n}-{moe})*{{state_dense_layer_tp_params}}+{moe}*{{state_moe_layer_tp_params}}"
+        f"+IF({i}=0,{{state_embedding_params}},0)+IF({last},{{state_head_params}},0))/{{training.tp}}"
+        f"+{n}*{{state_layer_replicated_params}}+{moe}*{{moe_router_params_per_layer}}"
+        f"+IF({last},{{state_final_norm_params}},0)",
+        f"state_st{x}_expert_params": f"={moe}*{{state_moe_layer_expert_params}}/({{training.ep}}*{{plan_etp}})",
+    }
+
+
+def _total(x: str) -> str:
+    return (f"=({{state_st{x}_dense_params}}*{{state_dense_bytes_per_param}}+{{state_st{x}_expert_params}}"
+            f"*{{state_expert_bytes_per_param}})/c_GB+IF(ISBLANK({{training.act_GB}}),{{act_st{x}_GB}},"
+            "{training.act_GB})")
+
+
+def _pick(fmt: str) -> str:
+    return f"=CHOOSE({_PICK}," + ",".join(fmt.format(x=x) for x, _ in CANDIDATES) + ")"
+
+
+def _component(group: str) -> str:
+    return (f"=({{state_dense_params_per_gpu}}*{{state_dense_{group}_bytes_per_param}}"
+            f"+{{state_expert_params_per_gpu}}*{{state_expert_{group}_bytes_per_param}})/c_GB")
+
+
+ITEMS = {
+    "state_dense_layer_tp_params": "={attn_params_per_layer}+{ffn_dense_layer_params}",
+    "state_moe_layer_tp_params": "={attn_params_per_layer}+{model_n_shared_experts}*{moe_expert_params}",
+    "state_layer_replicated_params": "={model_norm_params_per_layer}+{attn_latent_norm_per_layer}",
+    "state_moe_layer_expert_params": "={model_n_routed_experts}*{moe_expert_params}",
+    "state_embedding_params": "={model_vocab}*{model_d_model}",
+    "state_head_params": "=IF({model_tied_embeddings}=1,MIN(1,{training.pp}-1),1)*{model_vocab}*{model_d_model}",
+    "state_final_norm_params": '=IF(INDEX(cat_model_norm,MATCH({model},cat_model_id,0))="layernorm",c_two,1)'
+    "*{model_d_model}",
+    **{f"state_{kind}_{g}_bytes_per_param": _bytes_per_param(kind, g) for kind in _GROUP for g in _SHARD},
+    **{f"state_{kind}_bytes_per_param": f"={{state_{kind}_weights_bytes_per_param}}"
+       f"+{{state_{kind}_grads_bytes_per_param}}+{{state_{kind}_optimizer_bytes_per_param}}" for kind in _GROUP},
+    **{k: v for x, _ in CANDIDATES for k, v in _candidate(x).items()},
+    **{f"state_st{x}_total_GB": _total(x) for x, _ in CANDIDATES},
+    "state_worst_pick": f"=MATCH(MAX({_TOTALS}),{_TOTALS},0)",
+    "state_worst_stage": _pick("{{act_st{x}_stage}}"),
+    "state_dense_params_per_gpu": _pick("{{state_st{x}_dense_params}}"),
+    "state_expert_params_per_gpu": _pick("{{state_st{x}_expert_params}}"),
+    "state_weights_GB": _component("weights"),
+    "state_grads_GB": _component("grads"),
+    "state_optimizer_GB": _component("optimizer"),
+    "state_per_gpu_GB": "={state_weights_GB}+{state_grads_GB}+{state_optimizer_GB}",
+    "state_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),"
+    + _pick("{{act_st{x}_GB}}")[1:] + ",{training.act_GB})",
+    "state_total_per_gpu_GB": f"=MAX({_TOTALS})+{{train_overhead_GB}}",
+}
