@@ -21,8 +21,9 @@ expert-TP, n·EP with DP attention + EP). KV_read is B·S_ctx·KV_token_gpu (the
 request at its current context); F_attn = 2·n·S_ctx·h_gpu·(d_qk + d_v)·L (MLA, absorbed:
 d_qk + d_v = r_kv + d_rope + r_kv). W_read also counts the activations, n·L·(10 d + 3 w_ffn/TP)·b_act.
 
-Without CUDA graphs (or above the largest captured batch) every op is launched from the CPU:
-t_cpu_launch = L·k_all·t_eager (the GPU waits for it when it is the longer). e_dec is the device's
+Every kernel boundary costs t_launch_graph on the GPU (the cost inside a CUDA graph). Without CUDA
+graphs (or above the largest captured batch) every op is also launched from the CPU:
+t_cpu_launch = L·k_all·t_eager, and the GPU waits for it when it is the longer. e_dec is the device's
 decode weight-streaming efficiency, e_gemm / e_attn the GPU's matmul and attention efficiencies
 (efficiency.yaml), the rest engine-profile factors (engines.yaml). TPOT = t_step / tokens accepted
 per step. Every term is non-decreasing in B and S_ctx, and W_read per GPU never grows with TP.
@@ -230,7 +231,7 @@ def decode_step(shape: ModelShape, *, batch: float, context_tokens: float, hw: d
               + SAMPLER_KERNELS * engine.small_kernel_us * 1e-6)
     kernels = L * (GEMMS_PER_LAYER[kind] + SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar) + SAMPLER_KERNELS
     graphed = bool(engine.cuda_graphs) and batch <= engine.cuda_graph_max_batch
-    t_launch = kernels * engine.graph_launch_us * 1e-6 if graphed else 0.0
+    t_launch = kernels * engine.graph_launch_us * 1e-6  # every kernel boundary, graphed or not
     t_cpu_launch = 0.0 if graphed else kernels * engine.eager_launch_us * 1e-6
     t_gpu = t_gemm + t_attn + t_small + t_ar + t_samp + t_launch
 

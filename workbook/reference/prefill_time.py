@@ -135,12 +135,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
         small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem)
         attn = t_attn * tc / T
-        gpu = max(mem, comp) + attn + ar + small
-        if engine.prefill_cuda_graphs:
-            gpu += kernels * engine.graph_launch_us * 1e-6
-            cpu = 0.0
-        else:
-            cpu = kernels * engine.eager_launch_us * 1e-6
+        gpu = max(mem, comp) + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
+        cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6
         t_lin += max(mem, comp)
         t_mem += mem
         t_comp += comp

@@ -207,7 +207,9 @@ def max_load(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, 
     """The largest arrival rate whose steady state is stable and meets both targets (TTFT and TPOT
     grow with the rate, so a bisection between 0 and the offline rate finds it). Returns the rate,
     its steady state, and 0 for everything when even a trickle misses a target."""
-    _pos(ttft_target_s=ttft_target_s, tpot_target_s=tpot_target_s)
+    for name, v in (("ttft_target_s", ttft_target_s), ("tpot_target_s", tpot_target_s)):
+        if not isinstance(v, (int, float)) or math.isnan(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive number (inf: no target), got {v!r}")
     off = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
                              tp=tp, ep=ep, kv_tokens=kv_tokens, **kw)
 
