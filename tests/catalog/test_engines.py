@@ -44,6 +44,7 @@ profiles:
     allreduce_alpha_us: 6.45
     allreduce_bus_efficiency: 0.44
     custom_allreduce_max_MB: 8
+    nccl_alpha_us: 19.4
     cpu_overhead_frac: 0.1
     scheduler_steps: 1
     prefill_mode: separate

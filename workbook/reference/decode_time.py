@@ -116,14 +116,18 @@ def compute_peak_TFLOPS(hw: dict, *, weight_precision: str) -> float:
 
 
 def allreduce_time_s(*, message_bytes: float, tp: int, hw: dict, engine: Any) -> float:
-    """One TP all-reduce: alpha + 2(n−1)/n·S/(BW_nvl·e). The engine's custom kernel (alpha, e_ar) up to
-    its size limit, NCCL at the GPU's nvlink_efficiency above it (alpha-beta, spec 17.6.2)."""
+    """One TP all-reduce, alpha-beta (spec 17.6.2): alpha + 2(n−1)/n·S/(BW_nvl·e). NCCL uses the engine's
+    nccl_alpha_us and the GPU's nvlink_efficiency; up to its size limit the engine's custom kernel
+    (allreduce_alpha_us, allreduce_bus_efficiency) is used when it is the faster, as engines dispatch."""
     _nonneg(message_bytes=message_bytes)
     if tp <= 1:
         return 0.0
-    custom = message_bytes <= engine.custom_allreduce_max_MB * 2**20
-    eff = engine.allreduce_bus_efficiency if custom else hw["nvlink_efficiency"]
-    return engine.allreduce_alpha_us * 1e-6 + 2 * (tp - 1) / tp * message_bytes / (hw["nvlink_GBps"] * GB * eff)
+    volume = 2 * (tp - 1) / tp * message_bytes
+    nccl = engine.nccl_alpha_us * 1e-6 + volume / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"])
+    if message_bytes > engine.custom_allreduce_max_MB * 2**20:
+        return nccl
+    custom = engine.allreduce_alpha_us * 1e-6 + volume / (hw["nvlink_GBps"] * GB * engine.allreduce_bus_efficiency)
+    return min(custom, nccl)
 
 
 def decode_weight_read_bytes(shape: ModelShape, *, query_tokens: float, tp: int = 1, ep: int = 1,
