@@ -1,0 +1,160 @@
+"""workbook.reference.decode_time: validation against measured engines, units and properties.
+
+Run ``python -m tests.reference.serving_validation`` (or pytest -s) for the full table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.reference import serving_validation as sv
+from workbook.reference import decode_time as dt
+
+ENG = sv.ENGINES
+DECODE_POINTS = [p for p in sv.points() if p["name"].startswith(("tpot-llama70", "step-llama70"))]
+UNMATCHED: set[str] = set()
+
+
+def test_print_decode_table(capsys):
+    with capsys.disabled():
+        print("\n[decode: published vs ours vs book roofline]")
+        for p in DECODE_POINTS:
+            print(f"  {p['name']:<30} published {p['published']:6.2f} ms  ours {p['ours']:6.2f} ms "
+                  f"({p['error']:+6.1%}, target {p['target']:.0%})  book {p['book']:6.2f} ms")
+
+
+@pytest.mark.parametrize("point", [pytest.param(p, id=p["name"]) for p in DECODE_POINTS])
+def test_decode_points_within_target(point):
+    assert point["name"] not in UNMATCHED
+    assert abs(point["error"]) <= point["target"], point
+
+
+def _step(shape=sv.LLAMA70, profile="vllm-0.6.0", hw=sv.H100, **kw):
+    base = dict(batch=8, context_tokens=300, tp=4)
+    base.update(kw)
+    return dt.decode_step(shape, hw=hw, engine=ENG.profile(profile), **base)
+
+
+def test_components_add_up():
+    r = _step()
+    gpu = r["gemm_s"] + r["attention_s"] + r["small_kernels_s"] + r["allreduce_s"] + r["sampler_s"] + r["launch_s"]
+    assert r["gpu_s"] == pytest.approx(gpu)
+    assert r["step_s"] == pytest.approx(r["gpu_s"] * (1 + ENG.profile("vllm-0.6.0").cpu_overhead_frac))
+    assert r["memory_bound"] == 1 and r["cuda_graphs"] == 1
+    # 70B BF16 at TP4 reads its 35 GB of non-embedding weights: about 34.75 GB per GPU
+    assert r["weight_read_bytes"] == pytest.approx((70.55e9 - 128256 * 8192) * 2 / 4, rel=0.01)
+
+
+def test_book_roofline_is_the_workbook_13_2_ms():
+    """The brief's 'ours 13.2 ms': P x 2 B / 4 / (3.35 TB/s x 0.8)."""
+    assert dt.book_decode_step_s(sv.LLAMA70, batch=1, context_tokens=0, hw=sv.H100, tp=4,
+                                 hbm_efficiency=0.8) * 1e3 == pytest.approx(13.16, abs=0.01)
+
+
+#: vLLM PR 24532, H100 TP4: MiB -> (custom all-reduce ca_1stage, pynccl) in us
+PR24532_TP4 = {0.5: (10, 21), 1: (14, 23), 1.5: (19, 25), 2: (23, 28), 3: (30, 33), 4: (38, 39)}
+
+
+def test_allreduce_fit_reproduces_the_h100_table():
+    """The faster of the two kernels, as engines dispatch, within the fits' residuals (2.5 us)."""
+    eng = ENG.profile("vllm-0.6.0")
+    for mib, (ca, nccl) in PR24532_TP4.items():
+        t = dt.allreduce_time_s(message_bytes=mib * 2**20, tp=4, hw=sv.H100, engine=eng) * 1e6
+        assert t == pytest.approx(min(ca, nccl), abs=2.5)
+    assert dt.allreduce_time_s(message_bytes=1e6, tp=1, hw=sv.H100, engine=eng) == 0
+    # continuous at the custom kernel's size limit (no faster step past it)
+    lim = eng.custom_allreduce_max_MB * 2**20
+    below = dt.allreduce_time_s(message_bytes=lim, tp=4, hw=sv.H100, engine=eng)
+    above = dt.allreduce_time_s(message_bytes=lim + 1, tp=4, hw=sv.H100, engine=eng)
+    assert above >= below
+
+
+def test_moe_reads_only_the_experts_it_hits():
+    one = _step(sv.QWEN235, batch=1, weight_precision="fp8")
+    many = _step(sv.QWEN235, batch=512, weight_precision="fp8")
+    assert one["distinct_experts_per_gpu"] == pytest.approx(8)
+    assert many["distinct_experts_per_gpu"] == pytest.approx(128, rel=1e-3)
+    assert one["routed_read_bytes"] < 0.07 * many["routed_read_bytes"]
+
+
+def test_dp_attention_with_ep_sees_every_ranks_tokens():
+    kw = dict(tp=1, ep=144, redundant_experts=32, weight_precision="fp8", ep_nodes=18, ep_overlap_frac=1.0)
+    r = _step(sv.DSV3, profile="deepseek-v3-infer", hw=sv.H800, batch=1, context_tokens=1000, **kw)
+    # one token per GPU, 144 GPUs: each expert is hit with probability 1 - (1 - 8/256)^144 = 0.99
+    assert r["distinct_experts_per_gpu"] == pytest.approx(2 * (1 - (1 - 8 / 256) ** 144))
+    assert r["ep_alltoall_s"] > 0 and r["allreduce_s"] == 0
+    hidden = _step(sv.DSV3, profile="deepseek-v3-infer", hw=sv.H800, batch=64, context_tokens=4989, **kw)
+    exposed = _step(sv.DSV3, profile="deepseek-v3-infer", hw=sv.H800, batch=64, context_tokens=4989,
+                    **{**kw, "ep_overlap_frac": 0.0})
+    assert exposed["step_s"] == pytest.approx(hidden["step_s"] + hidden["ep_alltoall_s"] - hidden["ep_exposed_s"])
+
+
+def test_without_cuda_graphs_small_models_are_launch_bound():
+    """Above the largest captured batch the engine launches eagerly: the step is never shorter than with
+    graphs, and it is the CPU launch time when the GPU work is shorter than L x kernels x 10 us."""
+    graphed = _step(profile="sglang-0.3.0", batch=160)
+    eager = _step(profile="sglang-0.3.0", batch=161)
+    assert graphed["cuda_graphs"] == 1 and eager["cuda_graphs"] == 0
+    assert eager["cpu_launch_s"] == pytest.approx(80 * (4 + 5 + 1 + 2) * 10e-6 + 5 * 10e-6)
+    assert eager["step_s"] >= graphed["step_s"]
+    # a small model with a short GPU step waits for the CPU
+    tiny = dt.decode_step(sv.LLAMA70, batch=300, context_tokens=10, hw=sv.H100, engine=ENG.profile("sglang-0.3.0"),
+                          tp=4, weight_precision="int4")
+    assert tiny["step_s"] >= tiny["cpu_launch_s"]
+
+
+def test_mtp_verification_tokens():
+    base = _step(sv.DSV3, profile="deepseek-v3-infer", hw=sv.H800, batch=64, context_tokens=4989, tp=1, ep=144,
+                 redundant_experts=32, weight_precision="fp8", ep_nodes=18, ep_overlap_frac=1.0)
+    mtp = _step(sv.DSV3, profile="deepseek-v3-infer", hw=sv.H800, batch=64, context_tokens=4989, tp=1, ep=144,
+                redundant_experts=32, weight_precision="fp8", ep_nodes=18, ep_overlap_frac=1.0,
+                query_tokens_per_seq=2, tokens_per_step=1.85)
+    assert mtp["attention_FLOPs"] == pytest.approx(2 * base["attention_FLOPs"])
+    assert mtp["kv_read_bytes"] == base["kv_read_bytes"]
+    assert mtp["tpot_s"] == pytest.approx(mtp["step_s"] / 1.85)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError):
+        _step(batch=0)
+    with pytest.raises(ValueError):
+        _step(context_tokens=-1)
+    with pytest.raises(ValueError):
+        _step(ep_overlap_frac=1.5)
+    with pytest.raises(ValueError):
+        _step(weight_precision="fp6")
+
+
+# ----------------------------------------------------------------------------- properties
+CASES = [
+    (sv.LLAMA70, "vllm-0.6.0", sv.H100, dict(tp=4)),
+    (sv.LLAMA70, "sglang-0.3.0", sv.H100, dict(tp=8)),
+    (sv.QWEN235, "vllm-0.10", sv.H100, dict(tp=4, weight_precision="fp8")),
+    (sv.DSV3, "deepseek-v3-infer", sv.H800, dict(tp=1, ep=144, redundant_experts=32, weight_precision="fp8",
+                                                ep_nodes=18, ep_overlap_frac=1.0)),
+    (sv.DSV3, "sglang-0.4", sv.H800, dict(tp=8, weight_precision="fp8")),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=st.sampled_from(CASES), b=st.one_of(st.floats(1, 2048), st.sampled_from([128.0, 160.0, 256.0, 512.0])),
+       db=st.one_of(st.floats(0, 512), st.just(1.0)), ctx=st.floats(0, 131072),
+       dctx=st.floats(0, 32768))
+def test_tpot_never_falls_as_batch_or_context_grows(case, b, db, ctx, dctx):
+    shape, profile, hw, kw = case
+    eng = ENG.profile(profile)
+    t = dt.decode_step(shape, batch=b, context_tokens=ctx, hw=hw, engine=eng, **kw)["tpot_s"]
+    tb = dt.decode_step(shape, batch=b + db, context_tokens=ctx, hw=hw, engine=eng, **kw)["tpot_s"]
+    tc = dt.decode_step(shape, batch=b, context_tokens=ctx + dctx, hw=hw, engine=eng, **kw)["tpot_s"]
+    assert tb >= t * (1 - 1e-12) and tc >= t * (1 - 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(shape=st.sampled_from([sv.LLAMA70, sv.QWEN235, sv.DSV3]), b=st.floats(1, 1024),
+       prec=st.sampled_from(["bf16", "fp8", "int4"]))
+def test_more_tp_never_lengthens_the_weight_read(shape, b, prec):
+    eng = ENG.profile("vllm-0.10")
+    reads = [dt.decode_step(shape, batch=b, context_tokens=1000, hw=sv.H100, engine=eng, tp=t,
+                            weight_precision=prec)["weight_read_s"] for t in (1, 2, 4, 8, 16)]
+    assert all(r2 <= r1 * (1 + 1e-12) for r1, r2 in zip(reads, reads[1:]))

@@ -1,0 +1,92 @@
+"""workbook.reference.prefill_time: causal attention, chunking, TP, TTFT and properties."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tests.reference import serving_validation as sv
+from workbook.reference import prefill_time as pt
+
+ENG = sv.ENGINES
+
+
+def _pf(shape=sv.LLAMA70, profile="vllm-0.6.0", hw=sv.H100, **kw):
+    base = dict(prompt_tokens=2048, tp=4)
+    base.update(kw)
+    return pt.prefill_time(shape, hw=hw, engine=ENG.profile(profile), **base)
+
+
+def test_causal_attention_flops():
+    """2 h/TP (d_qk + d_v) L (S s0 + S^2/2): 70B, S = 4096, TP4 = 2 x 16 x 256 x 80 x 4096^2/2."""
+    f = pt.causal_attention_FLOPs(sv.LLAMA70, prompt_tokens=4096, tp=4)
+    assert f == pytest.approx(2 * 16 * 256 * 80 * 4096**2 / 2)
+    # a chunk attends to its prefix: the pieces add up to the whole
+    whole = pt.causal_attention_FLOPs(sv.LLAMA70, prompt_tokens=4096)
+    parts = sum(pt.causal_attention_FLOPs(sv.LLAMA70, prompt_tokens=1024, cached_tokens=1024 * i) for i in range(4))
+    assert parts == pytest.approx(whole)
+
+
+def test_short_prompts_hit_the_weight_floor_long_ones_are_compute_bound():
+    short = _pf(prompt_tokens=32)
+    long = _pf(prompt_tokens=4096)
+    assert short["compute_bound"] == 0 and short["linear_s"] == pytest.approx(short["weight_read_s"])
+    assert long["compute_bound"] == 1
+    # 70B at TP4, 4096 tokens: 2 x 17.3 GFLOP x 4096 / (989.5 TFLOPS x 0.665) = 0.21 s of linear work
+    assert long["linear_compute_s"] == pytest.approx(2 * 17.35e9 * 4096 / (989.5e12 * 0.665), rel=0.02)
+
+
+def test_chunking_rereads_weights_and_keeps_attention():
+    one = _pf(prompt_tokens=8192, chunk_tokens=8192)
+    four = _pf(prompt_tokens=8192, chunk_tokens=2048)
+    assert four["chunks"] == 4 and one["chunks"] == 1
+    assert four["attention_s"] == pytest.approx(one["attention_s"])
+    assert four["weight_read_s"] == pytest.approx(4 * one["weight_read_s"])
+    assert four["prefill_s"] >= one["prefill_s"] * (1 - 1e-9)
+
+
+def test_tp_shortens_long_prefills_and_book_is_faster():
+    t1 = _pf(prompt_tokens=4096, tp=8, shape=sv.LLAMA70)["prefill_s"]
+    t4 = _pf(prompt_tokens=4096, tp=4, shape=sv.LLAMA70)["prefill_s"]
+    assert t1 < t4
+    book = pt.book_prefill_s(sv.LLAMA70, prompt_tokens=4096, hw=sv.H100, tp=4)
+    assert book < t4  # the book has no attention, all-reduce or launch costs
+
+
+def test_eager_prefill_has_a_cpu_floor():
+    r = _pf(prompt_tokens=1)
+    assert r["cpu_launch_s"] == pytest.approx(80 * 12 * 10e-6)
+    assert r["prefill_s"] >= r["cpu_launch_s"]
+
+
+def test_marginal_cost_of_a_mixed_prompt_token():
+    m = pt.marginal_prefill_s_per_token(sv.LLAMA70, prompt_tokens=2048, hw=sv.H100, engine=ENG.profile("vllm-0.10"), tp=4)
+    full = _pf(prompt_tokens=2048, profile="vllm-0.10")
+    assert m < full["prefill_s"] / 2048  # no weight floor, no launches
+    assert pt.ttft_s(wait_s=0.01, prefill_s=full["prefill_s"]) == pytest.approx(0.01 + full["prefill_s"])
+
+
+def test_moe_prefill_reads_every_expert():
+    r = _pf(shape=sv.QWEN235, weight_precision="fp8", prompt_tokens=4096)
+    g_all = pt.prefill_weight_read_bytes(sv.QWEN235, tokens=1e6, tp=4, weight_precision="fp8")
+    assert pt.prefill_weight_read_bytes(sv.QWEN235, tokens=4096, tp=4, weight_precision="fp8") == pytest.approx(g_all, rel=1e-6)
+    assert r["prefill_s"] > 0
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError):
+        _pf(prompt_tokens=0)
+    with pytest.raises(ValueError):
+        _pf(cached_tokens=-5)
+    with pytest.raises(ValueError):
+        _pf(chunk_tokens=0)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.sampled_from([sv.LLAMA70, sv.QWEN235, sv.DSV3]), profile=st.sampled_from(["vllm-0.6.0", "vllm-0.10"]),
+       s=st.floats(1, 32768), ds=st.floats(0, 32768), batch=st.integers(1, 16))
+def test_prefill_never_shrinks_with_longer_prompts(shape, profile, s, ds, batch):
+    kw = dict(tp=8, weight_precision="fp8")
+    a = _pf(shape=shape, profile=profile, prompt_tokens=s, batch=batch, **kw)["prefill_s"]
+    b = _pf(shape=shape, profile=profile, prompt_tokens=s + ds, batch=batch, **kw)["prefill_s"]
+    assert b >= a * (1 - 1e-9)

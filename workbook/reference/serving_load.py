@@ -1,0 +1,263 @@
+"""Continuous batching under load, closed form (docs/serving.md "Serving under load").
+
+A request mix (mean prompt S_in, mean output O tokens) arrives at rate lambda (requests/s) at one
+serving group (TP·EP GPUs). In steady state:
+
+    B      = lambda·(TTFT + (O − 1)·TPOT)                            Little's law: requests in decode
+    TPOT   = t_d(B) / (1 − rho)                                      decode shares the GPU with prefill
+    S_ctx  = S_in + O/2                                              mean context of a running request
+
+``separate`` prefill (vLLM 0.6 multi-step, SGLang 0.3): the engine schedules every w = n_steps·t_d
+(n_steps = scheduler_steps) and prefills, in one step, the k = max(1, lambda·w) prompts that
+arrived meanwhile; rho = lambda·t_pf(k)/k; TTFT = w/2 + t_pf(k).
+
+``chunked_mixed`` prefill (vLLM V1, TensorRT-LLM): prompt tokens ride in decode steps at their
+marginal cost t_m per token (linear FLOPs, attention, all-reduce bytes; the weights are read anyway);
+rho = lambda·S_in·t_m; TTFT = t_d/2 + ceil(S_in/(C − B))·(t_d + min(S_in, C − B)·t_m).
+
+t_d(B) is decode_time.decode_step at S_ctx. With t_d(B) ~ a + s·B locally, Little's law is linear in B
+and solves in closed form,
+
+    B = (lambda·t_fixed + c·a) / (1 − c·s),     c = lambda·(n_w/2 + (O − 1)/(1 − rho))
+
+(t_fixed = t_pf or the chunked TTFT part, n_w the steps waited), re-linearised at the new B a fixed
+number of times (``refinements``, 4 by default: no convergence loop). The load is stable while
+1 − c·s > 0, rho < 1 and B fits the KV pool and max_num_seqs; above that the queue grows
+(``saturated``) and the group runs at its offline throughput. Throughput = lambda·O tokens/s.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from workbook.reference.decode_time import decode_step
+from workbook.reference.engine_memory import concurrent_requests
+from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time
+from workbook.reference.serving_shape import ModelShape
+
+DEFAULT_REFINEMENTS = 4
+#: bisection steps of the largest-load search (relative width 2^-40)
+BISECTION_STEPS = 40
+
+
+def _pos(**values: float) -> None:
+    for name, v in values.items():
+        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+            raise ValueError(f"{name} must be a finite positive number, got {v!r}")
+
+
+def mean_context_tokens(*, prompt_tokens: float, output_tokens: float) -> float:
+    """Mean context of a running request over its decode: S_in + O/2."""
+    _pos(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    return prompt_tokens + output_tokens / 2.0
+
+
+def batch_capacity(*, engine: Any, kv_tokens: float | None, prompt_tokens: float, output_tokens: float,
+                   max_num_seqs: float | None = None) -> float:
+    """Largest running batch: max_num_seqs, and the KV pool over the mean footprint S_in + O/2
+    (engines allocate blocks as requests grow)."""
+    seqs = float(engine.max_num_seqs if max_num_seqs is None else max_num_seqs)
+    if kv_tokens is None:
+        return seqs
+    return float(concurrent_requests(kv_tokens_total=kv_tokens,
+                                     tokens_per_request=mean_context_tokens(prompt_tokens=prompt_tokens,
+                                                                            output_tokens=output_tokens),
+                                     block_tokens=engine.block_size_tokens, max_num_seqs=seqs))
+
+
+def _decode(shape: ModelShape, batch: float, ctx: float, kw: dict) -> float:
+    return decode_step(shape, batch=max(batch, 1.0), context_tokens=ctx, **kw)["step_s"]
+
+
+def _prefill_terms(shape: ModelShape, *, lam: float, t_d: float, batch: float, prompt: float, engine: Any,
+                   pf_kw: dict) -> tuple[float, float, float]:
+    """(rho, fixed part of TTFT, steps waited) for one arrival rate at a decode step t_d."""
+    if engine.prefill_mode == "separate":
+        window = engine.scheduler_steps * t_d
+        k = max(1.0, lam * window)
+        t_pf = prefill_time(shape, prompt_tokens=prompt, batch=k, engine=engine, **pf_kw)["prefill_s"]
+        return lam * t_pf / k, t_pf, engine.scheduler_steps / 2.0
+    t_m = marginal_prefill_s_per_token(shape, prompt_tokens=prompt, engine=engine, **{
+        k_: v for k_, v in pf_kw.items() if k_ in ("hw", "tp", "ep", "weight_precision")})
+    room = max(1.0, engine.prefill_chunk_tokens - batch)
+    steps = math.ceil(prompt / room - 1e-9)
+    fixed = steps * min(prompt, room) * t_m
+    return lam * prompt * t_m, fixed, 0.5 + steps
+
+
+def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
+                 arrival_rate_per_s: float, tp: int = 1, ep: int = 1, kv_tokens: float | None = None,
+                 max_num_seqs: float | None = None, weight_precision: str = "bf16", kv_precision: str = "bf16",
+                 redundant_experts: int = 0, query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0,
+                 ep_overlap_frac: float = 0.0, ep_nodes: int = 1, refinements: int = DEFAULT_REFINEMENTS
+                 ) -> dict[str, float]:
+    """Steady state of one serving group at ``arrival_rate_per_s`` (module docstring).
+
+    Returns batch (requests decoding), decode_step_s, tpot_s, ttft_s, e2e_s, prefill_busy_frac,
+    throughput_tok_per_s (output tokens of the group), per_gpu_tok_per_s, batch_cap and saturated (0/1).
+    """
+    _pos(arrival_rate_per_s=arrival_rate_per_s, tp=tp, ep=ep)
+    if refinements < 1:
+        raise ValueError("refinements must be >= 1")
+    lam, p, O = arrival_rate_per_s, prompt_tokens, output_tokens
+    ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
+    dkw = dict(hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
+               weight_precision=weight_precision, kv_precision=kv_precision,
+               query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=1.0,
+               ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)
+    pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision)
+    cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
+    out_per_req = max(O / tokens_per_step - 1.0, 0.0)  # decode steps after the first token
+    B = 1.0
+    saturated = False
+    for _ in range(refinements):
+        b0 = max(B, 1.0)
+        a_hi = _decode(shape, 2.0 * b0, ctx, dkw)
+        t_b = _decode(shape, b0, ctx, dkw)
+        s = (a_hi - t_b) / b0
+        a = t_b - s * b0
+        rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_b, batch=b0, prompt=p, engine=engine, pf_kw=pf_kw)
+        if rho >= 1.0:
+            saturated = True
+            break
+        c = lam * (waits + out_per_req / (1.0 - rho))
+        denom = 1.0 - c * s
+        if denom <= 0:
+            saturated = True
+            break
+        B = (lam * fixed + c * a) / denom
+        if B > cap:
+            saturated = True
+            break
+    if saturated:
+        B = cap
+    t_d = _decode(shape, B, ctx, dkw)
+    rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_d, batch=B, prompt=p, engine=engine, pf_kw=pf_kw)
+    rho = min(rho, 0.999999)
+    tpot = t_d / (1.0 - rho) / tokens_per_step
+    ttft = math.inf if saturated else waits * t_d + fixed
+    if saturated:
+        thr = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=p, output_tokens=O, tp=tp, ep=ep,
+                                 kv_tokens=kv_tokens, max_num_seqs=max_num_seqs, weight_precision=weight_precision,
+                                 kv_precision=kv_precision, redundant_experts=redundant_experts,
+                                 query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=tokens_per_step,
+                                 ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)["throughput_tok_per_s"]
+    else:
+        thr = lam * O
+    return {
+        "batch": B,
+        "batch_cap": cap,
+        "decode_step_s": t_d,
+        "tpot_s": tpot,
+        "ttft_s": ttft,
+        "e2e_s": ttft + (O - 1) * tpot,
+        "prefill_busy_frac": rho,
+        "throughput_tok_per_s": thr,
+        "per_gpu_tok_per_s": thr / (tp * ep),
+        "context_tokens": ctx,
+        "saturated": float(saturated),
+    }
+
+
+def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
+                       tp: int = 1, ep: int = 1, kv_tokens: float | None = None, max_num_seqs: float | None = None,
+                       weight_precision: str = "bf16", kv_precision: str = "bf16", redundant_experts: int = 0,
+                       query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0, ep_overlap_frac: float = 0.0,
+                       ep_nodes: int = 1) -> dict[str, float]:
+    """Output tokens/s of a group with every request queued (rate = inf): the batch runs at its cap and
+    the prompts are prefilled at the engine's token budget (separate) or at the marginal cost (mixed).
+
+        time per request = S_in·t_pf_token + O·t_d(B_cap)/B_cap,   throughput = O / time per request
+    """
+    p, O = prompt_tokens, output_tokens
+    ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
+    B = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
+    if B < 1:
+        raise ValueError("the KV pool holds no request of this size")
+    d = decode_step(shape, batch=B, context_tokens=ctx, hw=hw, engine=engine, tp=tp, ep=ep,
+                    redundant_experts=redundant_experts, weight_precision=weight_precision,
+                    kv_precision=kv_precision, query_tokens_per_seq=query_tokens_per_seq,
+                    tokens_per_step=tokens_per_step, ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)
+    if engine.prefill_mode == "separate":
+        per_step = max(1.0, math.floor(engine.max_num_batched_tokens / p))
+        pf = prefill_time(shape, prompt_tokens=p, batch=per_step, hw=hw, engine=engine, tp=tp, ep=ep,
+                          redundant_experts=redundant_experts, weight_precision=weight_precision,
+                          chunk_tokens=max(engine.max_num_batched_tokens, p))
+        t_pf_tok = pf["prefill_s"] / (per_step * p)
+    else:
+        t_pf_tok = marginal_prefill_s_per_token(shape, prompt_tokens=p, hw=hw, engine=engine, tp=tp, ep=ep,
+                                                weight_precision=weight_precision)
+    per_req = p * t_pf_tok + O * d["step_s"] / (B * tokens_per_step)
+    thr = O / per_req
+    return {
+        "batch": B,
+        "decode_step_s": d["step_s"],
+        "prefill_s_per_token": t_pf_tok,
+        "prefill_time_frac": p * t_pf_tok / per_req,
+        "throughput_tok_per_s": thr,
+        "per_gpu_tok_per_s": thr / (tp * ep),
+        "request_rate_per_s": thr / O,
+    }
+
+
+def max_load(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
+             ttft_target_s: float = math.inf, tpot_target_s: float = math.inf, tp: int = 1, ep: int = 1,
+             kv_tokens: float | None = None, **kw: Any) -> dict[str, float]:
+    """The largest arrival rate whose steady state is stable and meets both targets (TTFT and TPOT
+    grow with the rate, so a bisection between 0 and the offline rate finds it). Returns the rate,
+    its steady state, and 0 for everything when even a trickle misses a target."""
+    for name, v in (("ttft_target_s", ttft_target_s), ("tpot_target_s", tpot_target_s)):
+        if not isinstance(v, (int, float)) or math.isnan(v) or v <= 0:
+            raise ValueError(f"{name} must be a positive number (inf: no target), got {v!r}")
+    off = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                             tp=tp, ep=ep, kv_tokens=kv_tokens, **kw)
+
+    def ok(lam: float) -> dict | None:
+        st = steady_state(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                          arrival_rate_per_s=lam, tp=tp, ep=ep, kv_tokens=kv_tokens, **kw)
+        good = not st["saturated"] and st["ttft_s"] <= ttft_target_s and st["tpot_s"] <= tpot_target_s
+        return st if good else None
+
+    lo, hi = 0.0, off["request_rate_per_s"]
+    best = None
+    tiny = hi * 1e-6
+    if ok(tiny) is None:
+        return {"request_rate_per_s": 0.0, "batch": 0.0, "tpot_s": math.inf, "ttft_s": math.inf,
+                "throughput_tok_per_s": 0.0, "per_gpu_tok_per_s": 0.0}
+    lo = tiny
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        st = ok(mid)
+        if st is None:
+            hi = mid
+        else:
+            lo, best = mid, st
+    best = best or ok(lo)
+    return {"request_rate_per_s": lo, "batch": best["batch"], "tpot_s": best["tpot_s"], "ttft_s": best["ttft_s"],
+            "throughput_tok_per_s": best["throughput_tok_per_s"], "per_gpu_tok_per_s": best["per_gpu_tok_per_s"]}
+
+
+def max_decode_batch(shape: ModelShape, *, hw: dict, engine: Any, context_tokens: float, tpot_target_s: float,
+                     batch_cap: float, **kw: Any) -> dict[str, float]:
+    """Largest decode batch per GPU whose TPOT meets the target (a decode-only node of a disaggregated
+    system: no prefill interference). TPOT grows with the batch, so bisect on [1, batch_cap]."""
+    _pos(tpot_target_s=tpot_target_s, batch_cap=batch_cap)
+
+    def tpot(b: float) -> dict:
+        return decode_step(shape, batch=b, context_tokens=context_tokens, hw=hw, engine=engine, **kw)
+
+    if tpot(1.0)["tpot_s"] > tpot_target_s:
+        return {"batch": 0.0, "tpot_s": tpot(1.0)["tpot_s"], "tokens_per_s_per_gpu": 0.0, "kv_bound": 0.0}
+    if tpot(batch_cap)["tpot_s"] <= tpot_target_s:
+        d = tpot(batch_cap)
+        return {"batch": batch_cap, "tpot_s": d["tpot_s"], "tokens_per_s_per_gpu": d["tokens_per_s"], "kv_bound": 1.0}
+    lo, hi = 1.0, float(batch_cap)
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        if tpot(mid)["tpot_s"] <= tpot_target_s:
+            lo = mid
+        else:
+            hi = mid
+    d = tpot(lo)
+    return {"batch": lo, "tpot_s": d["tpot_s"], "tokens_per_s_per_gpu": d["tokens_per_s"], "kv_bound": 0.0}
