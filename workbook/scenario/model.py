@@ -11,6 +11,11 @@ WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
 Recompute = Literal["none", "selective", "full"]
+#: training time model: "step" the closed-form step time (workbook.reference.step_time), "mfu" the MFU given
+TimeModel = Literal["step", "mfu"]
+OnOff = Literal["on", "off"]
+#: pipeline schedules (Narayanan et al. 2021 §2.2 1F1B and interleaved 1F1B; Qi et al. 2023 zero bubble)
+PipelineSchedule = Literal["1f1b", "interleaved", "zero_bubble"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
 Purpose = Literal["both", "training", "serving"]
 
@@ -73,6 +78,48 @@ class TrainingInputs(_Strict):
     tp_overlap_frac: float = In(0.0, title="TP overlap", unit="fraction", example=0.5, ge=0, le=1,
                                 desc="Fraction of TP communication hidden under compute",
                                 note="spec 17.6.8: 50-60 %; 0 = none")
+    # ---- step-time model (workbook.reference.step_time, docs/step_time.md; Step Time sheet)
+    time_model: TimeModel = In("step", title="Time model", unit="choice", example="step",
+                               desc="Training time model: step = the step-time model, mfu = MFU given",
+                               note="step: Step Time sheet; mfu: 6PD / (N·peak·MFU)")
+    cp: int = In(1, title="CP degree", unit="GPUs", example=2, ge=1, le=1024, desc="Context-parallel degree",
+                 note="splits the sequence; step model: N = TP x CP x PP x DP")
+    pipeline_schedule: PipelineSchedule = In("1f1b", title="Pipeline schedule", unit="choice", example="1f1b",
+                                             desc="Pipeline schedule (1F1B, interleaved 1F1B, zero bubble)",
+                                             note="bubble (PP-1)/GA, (PP-1)/(GA·v), 0")
+    virtual_stages: int = In(1, title="Virtual stages", unit="count", example=2, ge=1, le=64,
+                             desc="Model chunks per pipeline rank v (interleaved schedule)",
+                             note="interleaved only; 1 = plain 1F1B")
+    sequence_parallel: OnOff = In("on", title="Sequence parallelism", unit="choice", example="on",
+                                  desc="Sequence parallelism in the TP group (norms and dropout split over TP)",
+                                  note="Korthikanti et al. 2022 §4.2.2")
+    flash_attention: OnOff = In("on", title="FlashAttention", unit="choice", example="on",
+                                desc="FlashAttention (causal half of the scores, no s x s tensors in HBM)",
+                                note="off = unfused Megatron kernels")
+    dropout: OnOff = In("off", title="Dropout", unit="choice", example="off",
+                        desc="Dropout in training (masks written on the residual branches)", note="GPT-3 style: on")
+    last_stage_layers: Optional[int] = In(None, title="Layers on the last stage", unit="layers", example=7, ge=1,
+                                          le=1000, desc="Layers on the last pipeline stage (it also holds the LM head)",
+                                          note="blank = L/PP rounded up")
+    dp_overlap_frac: float = In(1.0, title="DP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Fraction of the DP gradient reduction hidden under the last backward",
+                                note="1 = overlapped (DDP, FSDP); 0 = none")
+    ep_overlap_frac: float = In(0.0, title="EP overlap", unit="fraction", example=0.0, ge=0, le=1,
+                                desc="Fraction of the EP all-to-alls hidden under compute", note="0 = none")
+    cp_overlap_frac: float = In(1.0, title="CP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Fraction of the attention core that hides the CP ring", note="1 = ring attention")
+    zero3_overlap_frac: float = In(1.0, title="ZeRO-3 overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                   desc="Fraction of the stage compute that hides the ZeRO-3 weight all-gathers",
+                                   note="1 = prefetched")
+
+    @model_validator(mode="after")
+    def _cp_divides(self) -> "TrainingInputs":
+        """The step model's layout: N = TP x CP x PP x DP in whole numbers (EP inside DP x CP; CP = 1 is
+        the TP x PP rule below)."""
+        if self.cp > 1 and self.num_gpus % (self.tp * self.cp * self.pp):
+            raise ValueError(f"num_gpus={self.num_gpus} must be a multiple of tp*cp*pp="
+                             f"{self.tp * self.cp * self.pp} (step model: DP = num_gpus/(tp*cp*pp))")
+        return self
 
     @model_validator(mode="after")
     def _layout_divides(self) -> "TrainingInputs":
