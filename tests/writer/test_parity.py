@@ -47,6 +47,13 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     assert {s.training.zero_stage for s in scs} == {0, 1, 2, 3}
     assert {s.training.recompute for s in scs} == {"none", "selective", "full"}
     assert {catalog.models[s.model].moe for s in scs} == {True, False}
+    assert {s.training.time_model for s in scs} == {"step", "mfu"}
+    assert {s.training.pipeline_schedule for s in scs} == {"1f1b", "interleaved", "zero_bubble"}
+    assert any(s.training.virtual_stages > 1 for s in scs) and any(s.training.cp > 1 for s in scs)
+    assert {s.training.flash_attention for s in scs} == {"on", "off"}
+    assert {s.training.sequence_parallel for s in scs} == {"on", "off"}
+    assert any(s.training.last_stage_layers for s in scs)
+    assert any(catalog.models[s.model].moe and s.training.ep > 1 and s.training.time_model == "step" for s in scs)
 
 
 @needs_lo
@@ -111,3 +118,24 @@ def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine
     cells = {(m.sheet, m.cell) for m in report.mismatches}
     assert ("ZeRO", target.coordinate) in cells
     assert ("Cost", const.coordinate) in cells
+
+
+def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path):
+    """An edited factor on the Efficiency sheet is read back and the reference runs on it: verify
+    still agrees, and the step model of that GPU moved."""
+    from tests.writer.edits import EditBook
+
+    path = tmp_path / "factors.xlsx"
+    shutil.copy(built[0], path)
+    b = EditBook(path)
+    old = b.efficiency("h800", "attention_efficiency", 0.3)
+    b.plan("training.time_model", 0, "step")
+    b.save()
+    rb = read_workbook(path)
+    assert rb.catalog.efficiency["h800"].attention_efficiency == 0.3 != old
+    assert rb.scenarios[0].training.time_model == "step"
+    _assert_ok(verify(path, ["formulas"]))
+    values = recalculate(path, "formulas")
+    wb = openpyxl.load_workbook(built[0], data_only=True)  # the cached (unedited) values
+    cell = _cell(wb, "Step Time", "st_attention_mb_s", 0)
+    assert values[("Step Time", cell.coordinate)] > cell.value * 1.5  # 0.55 -> 0.3
