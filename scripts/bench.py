@@ -34,12 +34,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def tenfold(catalog):
-    """The catalogue with every GPU and model ten times (ids suffixed), same defaults."""
+    """The catalogue with every GPU (and its efficiency record) and model ten times (ids suffixed), same defaults."""
     gpus = {f"{k}-{i}" if i else k: g.model_copy(update={"id": f"{k}-{i}" if i else k})
             for k, g in catalog.gpus.items() for i in range(10)}
     models = {f"{k}-{i}" if i else k: m.model_copy(update={"id": f"{k}-{i}" if i else k})
               for k, m in catalog.models.items() for i in range(10)}
-    return catalog.model_copy(update={"gpus": gpus, "models": models})
+    efficiency = {f"{k}-{i}" if i else k: e.model_copy(update={"gpu": f"{k}-{i}" if i else k})
+                  for k, e in catalog.efficiency.items() for i in range(10)}
+    return catalog.model_copy(update={"gpus": gpus, "models": models, "efficiency": efficiency})
 
 
 def machine() -> str:

@@ -54,7 +54,7 @@ def _table(ws, title_prefix: str) -> list[dict[str, Any]]:
     return out
 
 
-def _records(ws, title: str, cls, sheet: str) -> dict[str, Any]:
+def _records(ws, title: str, cls, sheet: str, id_field: str = "id") -> dict[str, Any]:
     out = {}
     for rec in _table(ws, title):
         row = rec.pop("_row")
@@ -67,15 +67,17 @@ def _records(ws, title: str, cls, sheet: str) -> dict[str, Any]:
             e = err.errors()[0]
             fld = ".".join(str(x) for x in e["loc"])
             raise InputError(e["msg"], file=f"{sheet}!row {row}", field=fld) from None
-        out[obj.id] = obj
+        out[getattr(obj, id_field)] = obj
     return out
 
 
 def read_catalog(wb):
-    from workbook.catalog.models import Catalog, DefaultValue, Defaults, Gpu, Model
+    from workbook.catalog.models import Catalog, DefaultValue, Defaults, Gpu, GpuEfficiency, Model
+    from workbook.writer.catalog_sheets import EFFICIENCY_SHEET, EFFICIENCY_TITLE
 
     hw = wb["Hardware"]
     gpus = _records(hw, "GPU catalogue", Gpu, "Hardware")
+    efficiency = _records(wb[EFFICIENCY_SHEET], EFFICIENCY_TITLE, GpuEfficiency, EFFICIENCY_SHEET, id_field="gpu")
     models = _records(wb["Models"], "Model catalogue", Model, "Models")
     hw = wb["Defaults"]
     defaults = {}
@@ -89,7 +91,7 @@ def read_catalog(wb):
         defaults[key] = DefaultValue(key=key, value=value, unit=str(hw.cell(r, 2).value),
                                      source=str(hw.cell(r, 3).value), as_of=hw.cell(r, 6).value)
         r += 1
-    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults))
+    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency)
 
 
 def key_rows(ws) -> dict[str, int]:

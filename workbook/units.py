@@ -94,6 +94,8 @@ UNITS: dict[str, str] = {
     "failures": "failures",
     "tensors": "activation tensors",
     "ops": "collective operations",
+    "elements": "tensor elements (a count)",
+    "passes": "passes over a tensor, in reads and writes of its elements",
     "digits": "decimal digits",
     "forward-equivalents": "forward passes",
     "gen": "a PCIe generation",
@@ -109,6 +111,8 @@ UNITS: dict[str, str] = {
     "KB/s": "kilobytes per second",
     "MB/s": "megabytes per second",
     "GB/s": "gigabytes per second",
+    "B/s": "bytes per second",
+    "s/GB": "seconds per gigabyte moved",
     "Gbit/s": "gigabits per second",
     "Tbit/s": "terabits per second",
     "MB/GPU-day": "megabytes per GPU-day",
@@ -116,6 +120,7 @@ UNITS: dict[str, str] = {
     # compute
     "FLOP": "floating-point operations",
     "FLOP/B": "FLOPs per byte (arithmetic intensity)",
+    "FLOP/s": "floating-point operations per second",
     "B/kFLOP": "bytes per thousand FLOPs",
     "TFLOPS": "tera-FLOPs per second",
     "TOPS": "tera-operations per second",
@@ -156,6 +161,8 @@ FIELD_SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
     ("_W", "W"),
     ("_usd", "USD"),
     ("_frac", "fraction"),
+    ("_efficiency", "fraction"),
+    ("_us", "us"),
 )
 #: catalogue fields whose name carries no unit suffix but whose unit is more than a count
 FIELD_UNITS: dict[str, str] = {
@@ -165,6 +172,7 @@ FIELD_UNITS: dict[str, str] = {
     "n_dense_layers": "layers",
     "n_heads": "heads",
     "n_kv_heads": "heads",
+    "nic_GBps_per_gpu": "GB/s",
 }
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from tests.calc.part_a_context import H800, make_context, run
 from workbook.calc import cost, inference
+from workbook.reference import training as tr
 from workbook.scenario.model import CostInputs, InferenceInputs, TrainingInputs
 
 GPU = SimpleNamespace(**vars(H800), price_on_demand_usd_per_gpu_hour=4.0, price_reserved_usd_per_gpu_hour=2.0,
@@ -25,6 +26,10 @@ def _ctx(cost_kw=None, **training):
     run(ctx, "kv_cache")
     ctx.q.update(inference.compute(ctx))
     ctx.q["plan_gpus_to_buy"] = float(ctx.s.training.num_gpus)  # whole nodes: the plan's count is N
+    t = ctx.s.training  # the training days in use (Step Time sheet) at the MFU given
+    ctx.q["train_days"] = tr.train_time_days(total_FLOP=ctx.q["train_total_FLOPs"], num_gpus=t.num_gpus,
+                                             peak_TFLOPS=ctx.q["train_peak_TFLOPS"], mfu=t.mfu,
+                                             overhead_factor=t.overhead_factor)
     return ctx
 
 

@@ -13,9 +13,9 @@ def test_every_quantity_unit_is_in_the_vocabulary():
 
 def test_catalogue_field_and_default_units_are_in_the_vocabulary():
     from workbook.catalog import load_catalog
-    from workbook.catalog.models import Gpu, Model
+    from workbook.catalog.models import Gpu, GpuEfficiency, Model
 
-    for cls in (Gpu, Model):
+    for cls in (Gpu, Model, GpuEfficiency):
         for f, info in cls.model_fields.items():
             assert field_unit(f, info.annotation) in UNITS, f
     defaults = load_catalog().defaults.records

@@ -205,3 +205,14 @@ def test_shipped_parameter_counts_pass():
     """The 2 % parameter-count points are the catalogue's own rule: they must pass."""
     results = validate([DEFAULT_DIR / "params.yaml"])
     assert results and all(r.passed for r in results), [r.point for r in results if not r.passed]
+
+
+def test_shipped_step_time_points_pass_at_15_percent():
+    """The step-time model's points (st_* keys: Korthikanti Table 5, Megatron PTD-P, Llama 3 405B)
+    keep the 15 % of docs/step_time.md; none is widened."""
+    results = [r for r in validate(SHIPPED) if r.key.startswith("st_")]
+    assert len(results) >= 10
+    files = {Path(r.file).stem for r in results}
+    assert files >= {"korthikanti-gpt3-175b", "megatron-ptdp-gpt3-175b", "llama3-405b-h100"}
+    assert all(r.tolerance == 0.15 for r in results)
+    assert all(r.passed for r in results), [(r.point, r.error_frac) for r in results if not r.passed]

@@ -149,6 +149,42 @@ class EditBook:
             ws.cell(r, header[field]).value = value
         return r
 
+    # ---- Efficiency (the step-time model's factors, one row per GPU)
+    def _eff_table(self) -> tuple[Any, int, dict[str, int]]:
+        ws = self.wb["Efficiency"]
+        title = _title_row(ws, "Efficiency catalogue")
+        header = {c.value: c.column for c in ws[title + 1] if c.value}
+        return ws, title, header
+
+    def _eff_row(self, gpu_id: str) -> int:
+        ws, title, header = self._eff_table()
+        r = title + 2
+        while ws.cell(r, header["gpu"]).value not in (None, ""):
+            if ws.cell(r, header["gpu"]).value == gpu_id:
+                return r
+            r += 1
+        raise LookupError(f"GPU {gpu_id!r} not on Efficiency")
+
+    def efficiency(self, gpu_id: str, field: str, value: Any = None) -> Any:
+        """Set a GPU's efficiency factor; returns the old value."""
+        ws, _, header = self._eff_table()
+        cell = ws.cell(self._eff_row(gpu_id), header[field])
+        old = cell.value
+        cell.value = value
+        return old
+
+    def add_efficiency(self, like: str, new_id: str) -> int:
+        """Type a new GPU's factors into the first empty Efficiency row (a copy of *like*'s). Returns its row."""
+        ws, title, header = self._eff_table()
+        src = self._eff_row(like)
+        r = title + 2
+        while ws.cell(r, header["gpu"]).value not in (None, ""):
+            r += 1
+        for field, col in header.items():
+            ws.cell(r, col).value = ws.cell(src, col).value
+        ws.cell(r, header["gpu"]).value = new_id
+        return r
+
     # ---- Defaults
     def default(self, key: str, value: Any) -> Any:
         """Set the Defaults sheet's value of *key* (key in column D, value in column E); returns the old value."""

@@ -150,7 +150,25 @@ def _(b, cat):
 @edit("gpu_added")
 def _(b, cat):
     b.add_gpu("h800", "h800-cheap", name="H800 at a negotiated price", price_reserved_usd_per_gpu_hour=1.25)
+    b.add_efficiency("h800", "h800-cheap")
     b.plan("gpu", 0, "h800-cheap")
+
+
+@edit("gpu_added_without_factors")  # a new GPU on Hardware only: the step model has no factors for it
+def _(b, cat):
+    b.add_gpu("h800", "h800-new", name="H800 without step-time factors")
+    b.plan("gpu", 0, "h800-new")
+
+
+@edit("time_model_step")  # scenario 0 switches from the MFU given to the step-time model
+def _(b, cat):
+    b.plan("training.time_model", 0, "step")
+
+
+@edit("gemm_efficiency_half")  # the H800's matmul factor halved, scenario 0 on the step model
+def _(b, cat):
+    b.efficiency("h800", "gemm_efficiency", cat.efficiency["h800"].gemm_efficiency / 2)
+    b.plan("training.time_model", 0, "step")
 
 
 @edit("model_switch")
@@ -266,6 +284,7 @@ def test_scenarios_are_the_ones_the_tests_assume(built, catalog, base):
     assert col("network.nic_Gbps") == [None] * 6
     assert col("cost.electricity_usd_per_kWh") == [None] * 6
     assert col("cost.budget_usd") == [None] * 3 + [2e6, None, None]
+    assert col("training.time_model") == ["mfu"] * 6  # the book's cases keep the MFU given
     assert catalog.gpus["h200"].price_reserved_usd_per_gpu_hour is None
     h800, h20 = catalog.gpus["h800"], catalog.gpus["h20"]
     assert base.row("Cost", "gpu_hour_usd") == [h800.price_reserved_usd_per_gpu_hour] * 4 + [
@@ -473,6 +492,44 @@ def test_gpu_typed_into_the_next_empty_row_joins_the_lookups(rc, base, catalog):
     assert r.get("Cost", "train_days_actual", i) == base.get("Cost", "train_days_actual", i)
     assert r.get("Summary", "gpu", i) == "h800-cheap"
     assert r.master == "ALL CHECKS PASS"
+
+
+def test_gpu_without_efficiency_factors_is_an_input_error(rc, layout):
+    r, i = rc["gpu_added_without_factors"], 0
+    assert r.get("Checks", "input_error_gpu", i) == 0.0
+    assert r.get("Checks", "input_error_efficiency", i) == 1.0
+    status = r.get("Checks", "scenario_status", i)
+    assert status.startswith(f"INPUT ERROR: {plan_addr(layout, 'gpu', i)}") and "step-time factors" in status
+    assert r.master.startswith("CHECKS FAIL")
+    assert r.errors("Cover", "Summary", "Checks", "Cost") == {}  # MFU given: only the Step Time rows lack factors
+
+
+def test_time_model_step_drives_cost_and_the_deadline(rc, base):
+    r, i = rc["time_model_step"], 0
+    days = r.get("Step Time", "st_train_days_with_overhead", i)
+    assert close(days, base.get("Step Time", "st_train_days_with_overhead", i))  # the model ran before too
+    assert r.get("Step Time", "train_days", i) == days and r.get("Cost", "train_days_actual", i) == days
+    assert not close(days, base.get("Cost", "train_days_actual", i))
+    assert r.get("Plan", "plan_train_days_with_overhead", i) == base.get("Plan", "plan_train_days_with_overhead", i)
+    assert close(r.get("Cost", "train_cost_usd", i), base.get("Cost", "train_cost_usd", i) * days
+                 / base.get("Cost", "train_days_actual", i))
+    assert r.get("Summary", "train_days", i) == days
+    assert r.get("Summary", "training.time_model", i) == "step"
+    target = r.get("Summary", "training.target_days", i)
+    assert r.get("Checks", "check_meets_target_days", i) == (0.0 if days <= target else 1.0)
+    for j in range(1, 6):  # the other scenarios keep the MFU given
+        assert r.get("Cost", "train_days_actual", j) == base.get("Cost", "train_days_actual", j)
+
+
+def test_efficiency_factor_moves_the_step_model_of_that_gpu(rc, base):
+    r = rc["gemm_efficiency_half"]
+    for i in H800_RESERVED:
+        assert close(r.get("Step Time", "st_gemm_mb_s", i), 2 * base.get("Step Time", "st_gemm_mb_s", i))
+        assert r.get("Step Time", "st_attention_mb_s", i) == base.get("Step Time", "st_attention_mb_s", i)
+        assert r.get("Step Time", "st_step_s", i) > base.get("Step Time", "st_step_s", i)
+    assert r.get("Step Time", "st_step_s", H20_SC) == base.get("Step Time", "st_step_s", H20_SC)
+    assert r.get("Cost", "train_days_actual", 0) == r.get("Step Time", "st_train_days_with_overhead", 0)
+    assert r.get("Cost", "train_days_actual", 1) == base.get("Cost", "train_days_actual", 1)  # MFU given
 
 
 def test_model_dropdown_takes_that_models_parameters(rc, base, catalog):

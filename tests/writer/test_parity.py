@@ -50,9 +50,12 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     t = [s.training for s in scs]
     assert {(x.memory_model, x.zero_stage) for x in t} == {(m, z) for m in ("tensors", "book") for z in range(4)}
     assert {x.cp for x in t} >= {1, 2} and {x.etp for x in t} >= {None, 1}
-    assert {x.pipeline_schedule for x in t} == {"1f1b", "interleaved"} and max(x.virtual_stages for x in t) > 1
+    assert {x.pipeline_schedule for x in t} == {"1f1b", "interleaved", "zero_bubble"} and max(x.virtual_stages for x in t) > 1
     for flag in ("sequence_parallel", "flash_attention", "dropout"):
         assert {getattr(x, flag) for x in t} == {"on", "off"}, flag
+    assert {x.time_model for x in t} == {"step", "mfu"}
+    assert any(x.last_stage_layers for x in t)
+    assert any(catalog.models[s.model].moe and s.training.ep > 1 and s.training.time_model == "step" for s in scs)
 
 
 @needs_lo
@@ -117,3 +120,24 @@ def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine
     cells = {(m.sheet, m.cell) for m in report.mismatches}
     assert ("ZeRO", target.coordinate) in cells
     assert ("Cost", const.coordinate) in cells
+
+
+def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path):
+    """An edited factor on the Efficiency sheet is read back and the reference runs on it: verify
+    still agrees, and the step model of that GPU moved."""
+    from tests.writer.edits import EditBook
+
+    path = tmp_path / "factors.xlsx"
+    shutil.copy(built[0], path)
+    b = EditBook(path)
+    old = b.efficiency("h800", "attention_efficiency", 0.3)
+    b.plan("training.time_model", 0, "step")
+    b.save()
+    rb = read_workbook(path)
+    assert rb.catalog.efficiency["h800"].attention_efficiency == 0.3 != old
+    assert rb.scenarios[0].training.time_model == "step"
+    _assert_ok(verify(path, ["formulas"]))
+    values = recalculate(path, "formulas")
+    wb = openpyxl.load_workbook(built[0], data_only=True)  # the cached (unedited) values
+    cell = _cell(wb, "Step Time", "st_attention_mb_s", 0)
+    assert values[("Step Time", cell.coordinate)] > cell.value * 1.5  # 0.55 -> 0.3

@@ -29,6 +29,10 @@ SHEETS: dict[str, str] = {
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
     "comm": "Comm",
+    "step_inputs": "Step Time",
+    "step_time": "Step Time",
+    "step_total": "Step Time",
+    "train_time": "Step Time",
     "storage": "Storage",
     "inference": "Inference",
     "cost": "Cost",
@@ -64,9 +68,10 @@ def registry() -> dict[str, Entry]:
     return out
 
 
-def compute_resolved(s, gpu, model, defaults: dict[str, float]) -> dict[str, float]:
-    """All quantities for a resolved scenario (no nulls) and its catalogue records."""
-    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults)
+def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None) -> dict[str, float]:
+    """All quantities for a resolved scenario (no nulls) and its catalogue records (``eff``: the
+    GPU's efficiency record, which the Step Time sheet needs)."""
+    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff)
     for name, mod in modules():
         values = mod.compute(ctx)
         declared = {q.name for q in mod.QUANTITIES}
@@ -93,7 +98,7 @@ def compute(scenario, catalog) -> dict[str, float]:
     from workbook.scenario.resolve import resolve
 
     s, gpu, model = resolve(scenario, catalog)
-    return compute_resolved(s, gpu, model, catalog.defaults.as_dict())
+    return compute_resolved(s, gpu, model, catalog.defaults.as_dict(), catalog.efficiency_of(gpu.id))
 
 
 def dataframe(scenarios: Iterable, catalog=None):

@@ -70,6 +70,8 @@ def stage_activations(ctx: Context) -> dict:
     kw = tensor_kwargs(ctx)
     # with one stage the interleaved schedule is plain 1F1B (one micro-batch in flight either way)
     schedule = t.pipeline_schedule if t.pp > 1 else "1f1b"
+    if schedule == "zero_bubble":  # zero bubble (ZB-H1) keeps 1F1B's activation memory (Qi et al. 2023)
+        schedule = "1f1b"
     return ra.activations_per_gpu(m, **kw, pp=t.pp, schedule=schedule, vp=t.virtual_stages,
                                   num_microbatches=t.grad_accum, recompute=t.recompute)
 

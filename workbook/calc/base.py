@@ -26,3 +26,4 @@ class Context:
     model: Any  # workbook.catalog Model
     defaults: dict[str, float]
     q: dict[str, float] = field(default_factory=dict)
+    eff: Any = None  # workbook.catalog GpuEfficiency of the GPU (the step-time model's factors)

@@ -23,7 +23,8 @@ HARD = [
     ("check_pp_divides_layers", "Layout: PP divides the layer count", "17.5.8", "training"),
     ("check_train_memory_fits", "Training memory per GPU fits the HBM at the chosen ZeRO stage", "17.4.8", "training"),
     ("check_zero_monotonic", "ZeRO: each stage needs no more memory per GPU than the one before", "17.4.8", "training"),
-    ("check_meets_target_days", "Training finishes within the target days on the job's GPUs", "17.5.4", "training"),
+    ("check_meets_target_days", "Training finishes within the target days on the job's GPUs (time model in use)",
+     "17.5.4", "training"),
     ("check_within_budget", "Training cost within the budget (no budget = pass)", "17.9.4", "training"),
     ("check_gpu_count", "GPU count: cost priced on the GPUs procured (whole nodes, at least the job's)", "17.5.4",
      "training"),
@@ -34,7 +35,7 @@ HARD = [
 WARNINGS = [
     ("warn_comm_share", "Communication share above the planning limit", "17.9.5", "training"),
     ("warn_ckpt_interval", "Checkpoint interval longer than the MTBF rule allows", "17.7.4", "training"),
-    ("warn_mfu_band", "MFU outside the plausible 20-60 % band", "17.5.2", "training"),
+    ("warn_mfu_band", "MFU in use outside the plausible 20-60 % band", "17.5.2", "training"),
     ("warn_pipeline_fill", "Pipeline under-filled: GA below 4 x PP", "17.5.7", "training"),
     ("warn_global_batch", "Global batch below the 256K-token floor", "17.5.7", "training"),
 ]
@@ -76,7 +77,7 @@ def _raw(ctx: Context) -> dict[str, float]:
         "check_pp_divides_layers": 1.0 - q["plan_pp_divides_layers_flag"],
         "check_train_memory_fits": 1.0 - q["zero_fits_hbm_flag"],
         "check_zero_monotonic": 0.0 if monotonic else 1.0,
-        "check_meets_target_days": 1.0 - q["plan_meets_target_flag"],
+        "check_meets_target_days": 1.0 - q["train_meets_target_flag"],
         "check_within_budget": 1.0 - q["within_budget_flag"],
         "check_gpu_count": 0.0 if (q["train_gpus_billed"] == buy and buy >= t.num_gpus and buy % gpn == 0) else 1.0,
         "check_cost_reconciles": _off(q["train_cost_usd"], q["train_gpu_hours"] * q["gpu_hour_usd"]),
@@ -84,7 +85,7 @@ def _raw(ctx: Context) -> dict[str, float]:
         "check_decode_is_max": _off(q["tpot_ms"], max(q["decode_compute_ms"], q["decode_memory_ms"])),
         "warn_comm_share": q["comm_over_limit_flag"],
         "warn_ckpt_interval": 1.0 - q["ckpt_interval_ok_flag"],
-        "warn_mfu_band": 1.0 - q["plan_mfu_in_band_flag"],
+        "warn_mfu_band": 1.0 - q["train_mfu_in_band_flag"],
         "warn_pipeline_fill": 1.0 - q["plan_ga_efficient_flag"],
         "warn_global_batch": 1.0 - q["plan_global_batch_ok_flag"],
     }

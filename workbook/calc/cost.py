@@ -1,8 +1,8 @@
 """Cost sheet: GPU-hour price, training cost (actual and target duration), budget, self-build TCO
 and break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11, 17.9 T8).
 
-Reads train_total_FLOPs (models), train_peak_TFLOPS (hardware: the training precision's peak, as the Plan
-sheet's duration uses) and decode_tokens_per_s_total (inference) from ctx.q (all earlier in workbook.calc.SHEETS).
+Reads train_days (the Step Time sheet's training days in use: the step model, or 6PD at the MFU given) and
+decode_tokens_per_s_total (inference) from ctx.q (both earlier in workbook.calc.SHEETS).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 
 from workbook.calc.base import Context, Q
 from workbook.reference import infer_cost as ic
-from workbook.reference import train_cost, training
+from workbook.reference import train_cost
 from workbook.units import HOURS_PER_DAY, HOURS_PER_YEAR
 
 QUANTITIES = [
@@ -25,7 +25,7 @@ QUANTITIES = [
     Q("gpu_hour_usd", "USD/GPU-h", "GPU-hour price used (the override, else the catalogue price)", "17.5.9"),
     Q("train_gpus_billed", "GPUs", "GPUs billed for training (the GPUs procured, spares included)", "17.5.4"),
     Q("spot_saving_frac", "fraction", "Spot saving against on-demand for this GPU (0 if a price is missing)", "17.8.11"),
-    Q("train_days_actual", "days", "Training duration at the scenario GPUs and MFU (overhead included)", "17.5.3"),
+    Q("train_days_actual", "days", "Training duration in use (time model of the scenario, overhead included)", "17.5.3"),
     Q("train_gpu_hours", "GPU-h", "Training GPU-hours billed at the actual duration", "17.5.9"),
     Q("train_cost_usd", "USD", "Training cloud cost at the actual duration", "17.5.9"),
     Q("train_gpu_hours_target", "GPU-h", "GPU-hours of the procured GPUs reserved for the whole target window", "17.9.4"),
@@ -68,9 +68,7 @@ def compute(ctx: Context) -> dict[str, float]:
     od, spot = g.price_usd_per_gpu_hour("on_demand"), g.price_usd_per_gpu_hour("spot")
     spot_saving = ic.spot_saving_frac(on_demand_usd=od, spot_usd=spot) if od and spot else 0.0
 
-    flop = float(q["train_total_FLOPs"])
-    days = training.train_time_days(total_FLOP=flop, num_gpus=t.num_gpus, peak_TFLOPS=float(q["train_peak_TFLOPS"]),
-                                    mfu=t.mfu, overhead_factor=t.overhead_factor)
+    days = float(q["train_days"])  # the time model in use (Step Time sheet), overhead included
     hours = train_cost.gpu_hours(num_gpus=billed, days=days)
     hours_target = train_cost.gpu_hours(num_gpus=billed, days=t.target_days)
     cost = train_cost.cloud_cost_usd(gpu_hours=hours, gpu_hour_usd=price)

@@ -17,6 +17,8 @@ def _quantities() -> list[Q]:
     # the note is the input's key in Plan's Key column (the name is the header row, whose Key cell says "Key")
     qs = [Q(f"input_error_{r.name}", "0/1", f"Input: {r.title}", "Plan", note=r.key if r.key != "name" else "Key")
           for r in input_rows()]
+    qs.append(Q("input_error_efficiency", "0/1", "Input: the GPU's step-time factors (no row on the Efficiency sheet)",
+                "docs/step_time.md", note="gpu"))
     qs.append(Q("input_error_price", "0/1", "Input: GPU-hour price (the GPU has no catalogue price for this basis)",
                 "17.5.9", note="cost.gpu_hour_usd"))
     qs.append(Q("input_errors_count", "count", "Inputs in error", "Plan"))

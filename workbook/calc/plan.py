@@ -2,7 +2,8 @@
 (spec 17.5.2-17.5.10 and the numeric steps of the 17.9.4 planning procedure).
 
 Training compute is the Models sheet's C = 6·P_active·D (ctx.q["train_total_FLOPs"]); MFU counts
-model FLOPs only, so recomputation does not enter here.
+model FLOPs only, so recomputation does not enter here. These rows are the "MFU given" figures: the
+training days the plan uses (the scenario's time model) are on the Step Time sheet (calc.train_time).
 
 Counts (nodes, GPUs, rails, storage servers) are rounded up with :func:`ceil_count_xl`, the workbook's
 ROUNDUP(ROUND(x, c_count_ceil_digits), 0): rounding to a fixed number of decimals first drops float
@@ -39,26 +40,26 @@ QUANTITIES = [
     Q("plan_global_batch_seqs", "sequences", "Global batch B_micro·GA·DP", "17.5.6"),
     Q("plan_tokens_per_step", "tokens", "Tokens per optimizer step (global batch x S)", "17.5.6"),
     Q("plan_steps_total", "steps", "Optimizer steps to consume the training tokens", "17.5.6"),
-    Q("plan_tokens_per_s", "tokens/s", "Cluster throughput at the scenario MFU (N·peak·MFU / 6P)", "17.5.2"),
-    Q("plan_tokens_per_day", "tokens", "Training tokens per day at the scenario MFU", "17.5.2"),
-    Q("plan_tokens_per_s_per_gpu", "tokens/s", "Throughput per GPU at the scenario MFU", "17.5.2"),
-    Q("plan_cluster_PFLOPS", "PFLOP/s", "Achieved cluster model FLOP/s (N·peak·MFU)", "17.5.3"),
-    Q("plan_step_time_s", "s", "Step time at the scenario MFU (tokens per step / throughput)", "17.5.5"),
-    Q("plan_micro_batch_time_ms", "ms", "Time per micro-batch (step time / GA)", "17.5.5"),
-    Q("plan_train_time_s", "s", "Training time at the scenario MFU, compute only", "17.5.3"),
-    Q("plan_train_days", "days", "Training days at the scenario MFU, compute only", "17.5.3"),
-    Q("plan_train_days_with_overhead", "days", "Training days incl. the overhead factor (failures, checkpoints)", "17.5.3"),
-    Q("plan_gpu_hours", "GPU-h", "GPU-hours of the run incl. overhead (N·days·24)", "17.5.9"),
-    Q("plan_meets_target_flag", "0/1", "Scenario GPUs finish within the target days (1 = yes)", "17.5.4"),
+    Q("plan_tokens_per_s", "tokens/s", "Cluster throughput at the MFU given (N·peak·MFU / 6P)", "17.5.2"),
+    Q("plan_tokens_per_day", "tokens", "Training tokens per day at the MFU given", "17.5.2"),
+    Q("plan_tokens_per_s_per_gpu", "tokens/s", "Throughput per GPU at the MFU given", "17.5.2"),
+    Q("plan_cluster_PFLOPS", "PFLOP/s", "Cluster model FLOP/s at the MFU given (N·peak·MFU)", "17.5.3"),
+    Q("plan_step_time_s", "s", "Step time at the MFU given (tokens per step / throughput)", "17.5.5"),
+    Q("plan_micro_batch_time_ms", "ms", "Time per micro-batch at the MFU given (step time / GA)", "17.5.5"),
+    Q("plan_train_time_s", "s", "Training time at the MFU given, compute only", "17.5.3"),
+    Q("plan_train_days", "days", "Training days at the MFU given, compute only", "17.5.3"),
+    Q("plan_train_days_with_overhead", "days", "Training days at the MFU given, incl. the overhead factor", "17.5.3"),
+    Q("plan_gpu_hours", "GPU-h", "GPU-hours of the run at the MFU given, incl. overhead (N·days·24)", "17.5.9"),
+    Q("plan_meets_target_flag", "0/1", "Scenario GPUs finish within the target days at the MFU given (1 = yes)", "17.5.4"),
     Q("plan_train_state_TB", "TB", "Full training state P_total x 16 B (BF16 W+G, FP32 master, m, v)", "17.5.10"),
     Q("plan_gpus_memory_floor", "GPUs", "GPU floor from memory: ceil(16·P / usable HBM) (ZeRO-3)", "17.5.10"),
-    Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days, unrounded (incl. overhead)", "17.5.4"),
-    Q("plan_gpus_needed", "GPUs", "GPUs the target days need: max(memory, time) in whole TP·CP·PP replicas", "17.5.4",
+    Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days at the MFU given, unrounded (incl. overhead)", "17.5.4"),
+    Q("plan_gpus_needed", "GPUs", "GPUs the target days need at the MFU given: max(memory, time) in whole TP·CP·PP replicas", "17.5.4",
       note="advisory: the job runs on its input N"),
     Q("plan_gpus_needed_dp", "GPUs", "Data-parallel replicas at the needed GPU count", "17.5.10"),
     Q("plan_nodes_to_buy", "nodes", "Nodes to procure: the job's GPUs plus spares, in whole nodes", "17.5.4"),
     Q("plan_gpus_to_buy", "GPUs", "GPUs to procure (whole nodes; the cost is priced on these)", "17.5.4"),
-    Q("plan_days_at_needed_gpus", "days", "Training days on the needed GPU count (incl. overhead)", "17.5.4"),
+    Q("plan_days_at_needed_gpus", "days", "Training days on the needed GPU count at the MFU given (incl. overhead)", "17.5.4"),
     Q("plan_bubble_frac", "fraction", "Pipeline bubble (PP-1)/GA, relative to useful time (book form)", "17.5.8"),
     Q("plan_bubble_share_frac", "fraction", "Pipeline bubble share of step time (PP-1)/(GA+PP-1)", "17.5.8"),
     Q("plan_ga_covers_pp_flag", "0/1", "GA >= PP, enough micro-batches to fill the pipeline (1 = yes)", "17.5.7"),

@@ -1,4 +1,4 @@
-"""Load catalog/gpus.yaml, models.yaml and defaults.yaml into a validated Catalog."""
+"""Load catalog/gpus.yaml, models.yaml, defaults.yaml and efficiency.yaml into a validated Catalog."""
 
 from __future__ import annotations
 
@@ -55,10 +55,13 @@ def _default_catalog() -> Catalog:
 
 
 def _load(folder: Path) -> Catalog:
+    from workbook.catalog.efficiency import EFFICIENCY_FILE, load_efficiency  # imports this module
+
     gpus = load_records(folder / "gpus.yaml", Gpu)
     models = load_records(folder / "models.yaml", Model)
     defaults = load_records(folder / "defaults.yaml", DefaultValue, id_field="key")
-    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults))
+    efficiency = load_efficiency(folder / EFFICIENCY_FILE, gpu_ids=gpus)  # one record per GPU
+    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency)
 
 
 def as_plain(obj: Any) -> Any:

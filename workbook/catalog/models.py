@@ -139,6 +139,35 @@ class Model(_Record):
         return self
 
 
+class GpuEfficiency(BaseModel):
+    """Efficiency factors of one GPU (fractions are of the catalogue's peak or link figure)."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    gpu: str = Field(..., pattern=ID_PATTERN, max_length=64, description="GPU id in catalog/gpus.yaml")
+    gemm_efficiency: float = Field(..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak")
+    attention_efficiency: float = Field(
+        ..., gt=0, le=1, description="fused (Flash) attention forward+backward FLOP/s / dense BF16 peak")
+    hbm_efficiency: float = Field(..., gt=0, le=1, description="achieved streaming bandwidth / HBM peak")
+    nvlink_efficiency: float = Field(
+        ..., gt=0, le=1, description="collective bus bandwidth / one-direction NVLink (PCIe if no NVLink)")
+    network_efficiency: float = Field(..., gt=0, le=1, description="collective bus bandwidth / NIC line rate")
+    nic_GBps_per_gpu: float = Field(..., gt=0, le=1000, description="scale-out NIC per GPU, one direction (GB/s)")
+    nvlink_latency_us: float = Field(..., ge=0, le=1000, description="latency of one intra-node collective (us)")
+    network_latency_us: float = Field(..., ge=0, le=10000, description="latency of one inter-node collective (us)")
+    source: str = Field(..., min_length=1, description="paper or benchmark the factors come from")
+    as_of: dt.date = Field(..., description="date the values were checked (ISO)")
+    field_sources: dict[str, str] = Field(default_factory=dict, description="field -> source where not `source`")
+    notes: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _field_sources_name_fields(self) -> "GpuEfficiency":
+        unknown = sorted(set(self.field_sources) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(f"field_sources names unknown fields: {', '.join(unknown)}")
+        return self
+
+
 class DefaultValue(BaseModel):
     """One default value (catalog/defaults.yaml); scenario fields left null take it by key."""
 
@@ -186,6 +215,8 @@ class Catalog(BaseModel):
     gpus: dict[str, Gpu]
     models: dict[str, Model]
     defaults: Defaults
+    #: step-time efficiency factors by GPU id (catalog/efficiency.yaml)
+    efficiency: dict[str, GpuEfficiency] = Field(default_factory=dict)
 
     def gpu(self, gpu_id: str) -> Gpu:
         """The GPU record (InputError with the closest ids when unknown)."""
@@ -195,6 +226,13 @@ class Catalog(BaseModel):
                 field="gpu", expected="one of " + ", ".join(self.gpus),
             )
         return self.gpus[gpu_id]
+
+    def efficiency_of(self, gpu_id: str) -> GpuEfficiency:
+        """The GPU's step-time efficiency record (InputError when the catalogue has none)."""
+        if gpu_id not in self.efficiency:
+            raise InputError(f"GPU {gpu_id!r} has no efficiency record (catalog/efficiency.yaml, Efficiency sheet)",
+                             field="gpu", expected="one of " + ", ".join(self.efficiency))
+        return self.efficiency[gpu_id]
 
     def model(self, model_id: str) -> Model:
         """The model record (InputError with the closest ids when unknown)."""

@@ -16,8 +16,11 @@ Recompute = Literal["none", "selective", "full"]
 #: "book": the book's 17.4.5-17.4.8 formulas
 MemoryModel = Literal["tensors", "book"]
 OnOff = Literal["on", "off"]
-#: pipeline schedules of the tensor memory model (Megatron 1F1B and interleaved 1F1B)
-PipelineSchedule = Literal["1f1b", "interleaved"]
+#: pipeline schedules (Narayanan et al. 2021 §2.2 1F1B and interleaved 1F1B; Qi et al. 2023 zero bubble,
+#: which keeps 1F1B's activation memory)
+PipelineSchedule = Literal["1f1b", "interleaved", "zero_bubble"]
+#: training time model: "step" the closed-form step time (workbook.reference.step_time), "mfu" the MFU given
+TimeModel = Literal["step", "mfu"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
 Purpose = Literal["both", "training", "serving"]
 
@@ -98,6 +101,23 @@ class TrainingInputs(_Strict):
     tp_overlap_frac: float = In(0.0, title="TP overlap", unit="fraction", example=0.5, ge=0, le=1,
                                 desc="Fraction of TP communication hidden under compute",
                                 note="spec 17.6.8: 50-60 %; 0 = none")
+    # ---- step-time model (workbook.reference.step_time, docs/step_time.md; Step Time sheet)
+    time_model: TimeModel = In("step", title="Time model", unit="choice", example="step",
+                               desc="Training time model: step = the step-time model, mfu = MFU given",
+                               note="step: Step Time sheet; mfu: 6PD / (N·peak·MFU)")
+    last_stage_layers: Optional[int] = In(None, title="Layers on the last stage", unit="layers", example=7, ge=1,
+                                          le=1000, desc="Layers on the last pipeline stage (it also holds the LM head)",
+                                          note="blank = L/PP rounded up")
+    dp_overlap_frac: float = In(1.0, title="DP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Fraction of the DP gradient reduction hidden under the last backward",
+                                note="1 = overlapped (DDP, FSDP); 0 = none")
+    ep_overlap_frac: float = In(0.0, title="EP overlap", unit="fraction", example=0.0, ge=0, le=1,
+                                desc="Fraction of the EP all-to-alls hidden under compute", note="0 = none")
+    cp_overlap_frac: float = In(1.0, title="CP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Fraction of the attention core that hides the CP ring", note="1 = ring attention")
+    zero3_overlap_frac: float = In(1.0, title="ZeRO-3 overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                   desc="Fraction of the stage compute that hides the ZeRO-3 weight all-gathers",
+                                   note="1 = prefetched")
 
     @model_validator(mode="after")
     def _layout_divides(self) -> "TrainingInputs":

@@ -2,7 +2,9 @@
 
 Covers dense and MoE models, every GPU of the catalogue, every ZeRO stage and recompute mode, both
 memory models (each with every ZeRO stage), context parallelism, expert TP, sequence parallelism,
-FlashAttention, dropout and both pipeline schedules.
+FlashAttention, dropout, all three pipeline schedules, and both time models (step model for odd i,
+MFU given for even i) with the step model's own inputs (last-stage layers, overlaps) from a second
+random stream, so the other fields stay those of earlier versions.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     """*n* valid scenarios; scenario i uses GPU i mod #GPUs, ZeRO stage i mod 4, recompute i mod 3,
     memory model (i div 4) mod 2 (so both models meet every ZeRO stage)."""
     rng = random.Random(seed)
+    rng_step = random.Random(f"{seed}-step")
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
     moe = [m for m in models if catalog.models[m].moe]
@@ -38,6 +41,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
         etp = rng.choice([None, 1]) if model.moe else None
         interleaved = pp > 1 and rng.random() < 0.5
         bases = [b for b in ("on_demand", "reserved", "spot") if gpu.price_usd_per_gpu_hour(b) is not None]
+        step = _step_fields(rng_step, i, dp, pp, model.layers // pp)
         precisions = [p for p in get_args(Precision) if p != "fp8" or gpu.fp8_dense_TFLOPS]
         out.append(Scenario(
             name=f"random-{i:03d}",
@@ -62,11 +66,12 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "sequence_parallel": rng.choice(["on", "off"]),
                 "flash_attention": rng.choice(["on", "off"]),
                 "dropout": rng.choice(["on", "off"]),
-                "pipeline_schedule": "interleaved" if interleaved else "1f1b",
+                "pipeline_schedule": "interleaved" if interleaved else rng_step.choice(["1f1b", "zero_bubble"]),
                 "virtual_stages": rng.choice([2, 3]) if interleaved else 1,
                 "mfu": round(rng.uniform(0.2, 0.6), 3),
                 "target_days": rng.choice([7, 30, 60, 90]),
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),
+                **step,
             },
             inference={
                 "prompt_tokens": rng.choice([128, 1024, 4096]),
@@ -82,3 +87,15 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
             },
         ))
     return out
+
+
+def _step_fields(rng: random.Random, i: int, dp: int, pp: int, layers_per_stage: int) -> dict:
+    """The step model's own inputs (the layout fields are drawn above)."""
+    return {
+        "time_model": "step" if i % 2 else "mfu",
+        "last_stage_layers": rng.choice([None, max(1, layers_per_stage - 1)]) if pp > 1 else None,
+        "dp_overlap_frac": rng.choice([0.0, 0.5, 1.0]),
+        "ep_overlap_frac": rng.choice([0.0, 0.5]),
+        "cp_overlap_frac": rng.choice([0.5, 1.0]),
+        "zero3_overlap_frac": rng.choice([0.0, 1.0]),
+    }

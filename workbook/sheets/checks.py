@@ -17,7 +17,7 @@ _EXPR = {
     "check_train_memory_fits": "1-{zero_fits_hbm_flag}",
     "check_zero_monotonic": "IF(AND({zero0_static_per_gpu_GB}>={zero1_static_per_gpu_GB},"
     "{zero1_static_per_gpu_GB}>={zero2_static_per_gpu_GB},{zero2_static_per_gpu_GB}>={zero3_static_per_gpu_GB}),0,1)",
-    "check_meets_target_days": "1-{plan_meets_target_flag}",
+    "check_meets_target_days": "1-{train_meets_target_flag}",
     "check_within_budget": "1-{within_budget_flag}",
     "check_gpu_count": "IF(AND({train_gpus_billed}={plan_gpus_to_buy},{plan_gpus_to_buy}>={training.num_gpus},"
     "MOD({plan_gpus_to_buy},{gpu_gpus_per_node})=0),0,1)",
@@ -27,7 +27,7 @@ _EXPR = {
     "check_decode_is_max": "IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
     "warn_comm_share": "{comm_over_limit_flag}",
     "warn_ckpt_interval": "1-{ckpt_interval_ok_flag}",
-    "warn_mfu_band": "1-{plan_mfu_in_band_flag}",
+    "warn_mfu_band": "1-{train_mfu_in_band_flag}",
     "warn_pipeline_fill": "1-{plan_ga_efficient_flag}",
     "warn_global_batch": "1-{plan_global_batch_ok_flag}",
 }

@@ -26,10 +26,9 @@ ITEMS = {
     # F11: spot saving = 1 - spot/on-demand (0 when the catalogue has no spot price)
     "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}>0,"
     "1-{gpu_price_spot_usd_per_gpu_hour}/{gpu_price_on_demand_usd_per_gpu_hour},0)",
-    # 17.5.3: T = C / (N * peak * MFU) x overhead
+    # the training days in use (Step Time sheet: the step model, or 17.5.3 C / (N * peak * MFU) x overhead)
     # the job runs on its N GPUs; the bill covers the GPUs procured (_N, spares and whole nodes included)
-    "train_days_actual": "={train_total_FLOPs}/({training.num_gpus}*{train_peak_TFLOPS}*c_tera*{training.mfu})"
-    "*{training.overhead_factor}/c_s_per_day",
+    "train_days_actual": "={train_days}",
     # 17.5.9: GPU-hours = N * days * 24; cost = GPU-hours * price
     "train_gpu_hours": f"={_N}*{{train_days_actual}}*c_hours_per_day",
     "train_cost_usd": "={train_gpu_hours}*{gpu_hour_usd}",

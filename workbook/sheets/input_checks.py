@@ -44,5 +44,6 @@ def _tables() -> dict:
 CONSTANTS = _constants()
 TABLES = _tables()
 ITEMS = {f"input_error_{r.name}": _template(r) for r in input_rows()}
+ITEMS["input_error_efficiency"] = "=IF(ISNUMBER(MATCH({gpu},cat_eff_gpu,0)),0,1)"
 ITEMS["input_error_price"] = "=IFERROR(IF({gpu_hour_usd}>0,0,1),1)"
 ITEMS["input_errors_count"] = "=SUM({input_error_name}:{input_error_price})"

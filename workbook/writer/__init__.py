@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, GPU_SHEET, MODEL_SHEET, write_constants,
-                                            write_defaults, write_table)
+from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFFICIENCY_SHEET, EFFICIENCY_TITLE,
+                                            GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
 from workbook.writer.layout import CALC_SHEETS, value_col
@@ -51,7 +51,8 @@ def plan_scenarios(scenarios: list, catalog) -> list[Planned]:
     out = []
     for sc in scenarios:
         s, gpu, model = resolve(sc, catalog)
-        out.append(Planned(sc, s, gpu, model, compute_resolved(s, gpu, model, catalog.defaults.as_dict())))
+        out.append(Planned(sc, s, gpu, model, compute_resolved(s, gpu, model, catalog.defaults.as_dict(),
+                                                               catalog.efficiency_of(gpu.id))))
     return out
 
 
@@ -129,11 +130,15 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
 
 
 def _write_data_sheets(w: Writer, catalog, models: list) -> None:
-    """Hardware (GPU catalogue), Models, Defaults and Constants: input and constant cells only."""
+    """Hardware (GPU catalogue), Efficiency, Models, Defaults and Constants: input and constant cells only."""
     w.title(GPU_SHEET, "Hardware", "The GPU catalogue, one row per GPU (inputs: blue). Type a new GPU into the next "
             "empty row: it joins the GPU dropdown on Plan and every lookup.")
     last, fields = write_table(w, GPU_SHEET, "gpu", "GPU catalogue", list(catalog.gpus.values()), 3)
     w.finish_sheet(GPU_SHEET, len(fields) - 1, last)
+    w.title(EFFICIENCY_SHEET, "Efficiency", "Step-time model factors, one row per GPU (inputs: blue; "
+            "catalog/efficiency.yaml, docs/step_time.md): achieved fractions of the Hardware figures, NIC, latencies.")
+    last, fields = write_table(w, EFFICIENCY_SHEET, "eff", EFFICIENCY_TITLE, list(catalog.efficiency.values()), 3)
+    w.finish_sheet(EFFICIENCY_SHEET, len(fields) - 1, last)
     w.title(MODEL_SHEET, "Models", "Model architectures, one row per model (inputs: blue). Type a new model into the "
             "next empty row. Parameter counts are computed on Plan.")
     last, fields = write_table(w, MODEL_SHEET, "model", "Model catalogue", models, 3)

@@ -14,6 +14,9 @@ from workbook.writer.styles import number_format
 from workbook.writer.xlsx import Writer
 
 GPU_SHEET = "Hardware"
+EFFICIENCY_SHEET = "Efficiency"
+#: title of the efficiency table (readback finds the block by it)
+EFFICIENCY_TITLE = "Efficiency catalogue"
 MODEL_SHEET = "Models"
 DEFAULTS_SHEET = "Defaults"
 CONSTANTS_SHEET = "Constants"

@@ -38,8 +38,8 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     ws.set_column(1, 1, 34)
     ws.set_column(2, 2, 100)
     w.text(SHEET, 0, 0, "AI-infrastructure planning workbook", "title", "label")
-    w.text(SHEET, 1, 0, "Every number is a live formula; change the blue inputs on Plan, Hardware, Models and "
-           "Defaults. The Summary sheet has the answers.", "subtitle", "label")
+    w.text(SHEET, 1, 0, "Every number is a live formula; change the blue inputs on Plan, Hardware, Efficiency, "
+           "Models and Defaults. The Summary sheet has the answers.", "subtitle", "label")
     flags = _row_range("Checks", lay.rows["scenario_failed_flag"][1], n)
     status = _row_range("Checks", lay.rows["scenario_status"][1], n)
     heads = _row_range("Plan", HEADER_ROW, n)
@@ -96,6 +96,9 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
         "optional input takes the catalogue: the Defaults sheet, or the GPU's price for the price basis.",
         "Hardware / Models: the catalogue (prices, bandwidths, architectures); type a new GPU or model into the "
         "next empty row and it appears in the dropdowns.",
+        "Training time: the Time model input picks the Step Time sheet's step-time model (step) or 6PD / (N x peak "
+        "x MFU) at the MFU typed on Plan (mfu, 'MFU given'); the step model's factors per GPU are on Efficiency "
+        "(a new GPU needs a row there too).",
         "Checks: hard checks fail the plan (memory, deadline, budget, layout); warnings flag planning guidelines.",
         "Sheets are protected against accidental edits (no password): inputs are unlocked.",
         "Verify an edited file: workbook verify FILE.xlsx (recalculates and compares with the reference).",

@@ -89,7 +89,8 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     # counts: thousands separators; magnitudes (T, B, M) from a million up
     **{u: _COUNT for u in ("count", "tokens", "sequences", "replicas", "params", "stage", "GPUs", "nodes", "layers", "heads", "ranks", "rails",
                             "steps", "chunks", "cores", "checkpoints", "failures", "tensors", "ops", "digits",
-                            "forward-equivalents", "tokens/s", "tokens/param", "series/GPU")},
+                            "forward-equivalents", "tokens/s", "tokens/param", "series/GPU", "elements")},
+    "passes": Decimals(sig=3, max_dec=2),
     "gen": '"Gen "0',
     "B params": Decimals(sig=3, max_dec=2),
     # data sizes and rates (bytes exact; GB/TB with the decimals the row needs)
@@ -98,6 +99,9 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
     # compute
     "FLOP": Scientific(),
+    "FLOP/s": Scientific(),
+    "B/s": Scientific(),
+    "s/GB": Decimals(sig=3, max_dec=6),
     "FLOP/B": Decimals(sig=3, max_dec=2),
     "B/kFLOP": Decimals(sig=3, max_dec=3),
     "TFLOPS": "#,##0.0",

@@ -43,9 +43,12 @@ BLOCKS: list[tuple[str, list[Row]]] = [
         Row("training.num_gpus", "GPUs in the training job", "GPUs", applies=_T),
         Row("plan_gpus_to_buy", "GPUs to procure (whole nodes, spares included)", "GPUs", applies=_T),
         Row("plan_nodes_to_buy", "Nodes to procure", "nodes", applies=_T),
-        Row("plan_train_days_with_overhead", "Training days", "days", applies=_T),
+        Row("training.time_model", "Training time model (step = step-time model, mfu = MFU given)", "choice", "text"),
+        Row("train_days", "Training days (time model in use)", "days", applies=_T),
+        Row("plan_train_days_with_overhead", "Training days at the MFU given", "days", applies=_T),
         Row("training.target_days", "Target days", "days", applies=_T),
-        Row("plan_tokens_per_day", "Tokens per day", "tokens", applies=_T),
+        Row("train_mfu", "MFU (the step model's prediction, or the MFU given)", "fraction", applies=_T),
+        Row("train_tokens_per_day", "Tokens per day", "tokens", applies=_T),
         Row("gpu_hour_usd", "Price per GPU-hour", "USD/GPU-h", applies=_T),
         Row("train_cost_usd", "Training cost", "USD", applies=_T),
         Row("budget_headroom_usd", "Budget headroom (0 = no budget)", "USD", applies=_T),
@@ -88,6 +91,9 @@ def summary_values(results: list[dict[str, float]], scenarios: list, model_ids: 
             for i, (res, sc) in enumerate(zip(results, scenarios)):
                 if r.kind == "status":
                     vals.append(statuses[i])
+                elif r.kind == "text" and "." in r.key:
+                    section, field = r.key.split(".")
+                    vals.append(str(getattr(getattr(sc, section), field)))
                 elif r.kind == "text":
                     vals.append({"model": model_ids[i], "gpu": sc.gpu, "purpose": sc.purpose,
                                  "training.memory_model": sc.training.memory_model}[r.key])
