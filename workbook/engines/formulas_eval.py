@@ -30,7 +30,7 @@ import schedula as sh
 
 from .formulas_book import Book, FormulaCell
 from .formulas_compile import Compiled, Template, Unsupported, compile_formula, make_template
-from .formulas_refs import Occurrence, Rect, scan, single_reference, unquote_sheet
+from .formulas_refs import Occurrence, Rect, scan, single_reference, structure, unquote_sheet
 
 Source = tuple
 
@@ -70,6 +70,7 @@ class Evaluator:
         self.book, self.flat = book, flat
         self.nodes: list[Node] = []
         self.templates: dict[str, Template | None] = {}
+        self._names: set[str] | None = None
         self.names: dict[tuple[int | None, str], Source] = {}
         self.owner: list[dict[tuple[int, int], int]] = [{} for _ in book.titles]
         self._rngs: dict[tuple[int, Rect], dict] = {}
@@ -100,6 +101,9 @@ class Evaluator:
 
     def _bind_cell(self, fc: FormulaCell) -> tuple[Compiled, list[Source]]:
         key, occs = scan(fc.text, fc.row, fc.col)
+        shared = self._bind_structure(fc, occs)
+        if shared is not None:
+            return shared
         if key not in self.templates:
             fn = compile_formula(fc.text, flat=self.flat)
             self.templates[key] = make_template(fn, occs, shared=True)
@@ -116,9 +120,39 @@ class Evaluator:
             sources = self._sources(tpl, occs, fc.sheet)
         return tpl.fn, sources  # type: ignore[union-attr,return-value]
 
-    def _sources(self, tpl: Template, occs: list[Occurrence], sheet: int | None) -> list[Source] | None:
+    def _bind_structure(self, fc: FormulaCell, occs: list[Occurrence]) -> tuple[Compiled, list[Source]] | None:
+        """Share one compiled function between every formula of the same structure (references and
+        names as placeholders); None when the formula must be compiled as written."""
+        if self._names is None:
+            self._names = set(self.book.names) | {n for _, n in self.book.local_names}
+        st = structure(fc.text, occs, self._names)
+        if st is None:
+            return None
+        text, names = st
+        skey = "\x01" + text
+        if skey not in self.templates:
+            try:
+                fn = compile_formula(text, flat=self.flat)
+            except Unsupported:
+                raise
+            except Exception:
+                self.templates[skey] = None
+                return None
+            self.templates[skey] = make_template(fn, scan(text, 1, 1)[1], shared=True)
+            self.stats["templates"] += 1
+        tpl = self.templates[skey]
+        if tpl is None or any(isinstance(s, str) and not s.startswith("_WBN") for s in tpl.specs):
+            return None
+        sources = self._sources(tpl, occs, fc.sheet, names)
+        return None if sources is None else (tpl.fn, sources)
+
+    def _sources(self, tpl: Template, occs: list[Occurrence], sheet: int | None,
+                 names: list[str] | None = None) -> list[Source] | None:
         out: list[Source] = []
         for spec in tpl.specs:
+            if isinstance(spec, str) and names is not None and spec.startswith("_WBN"):
+                out.append(self._literal_source(names[int(spec[4:]) - 1], sheet))
+                continue
             if isinstance(spec, tuple):
                 first = self._occ_source(occs[spec[0]], sheet)
                 if any(self._occ_source(occs[i], sheet) != first for i in spec[1:]):

@@ -97,3 +97,53 @@ def single_reference(text: str) -> Occurrence | None:
     if m is None or m.group("str") is not None:
         return None
     return scan(text, 1, 1)[1][0]
+
+
+_IDENT = re.compile(r'"(?:[^"]|"")*"|(?<![\w.$!\'\]#])([A-Za-z_\\][\w.]*)(?![\w(!\[])')
+#: functions whose value depends on where a reference points, not only on its values
+_POSITIONAL = re.compile(r"\b(ROW|COLUMN|ROWS|COLUMNS|OFFSET|INDIRECT|CELL|ADDRESS)\s*\(", re.I)
+
+
+def structure(formula: str, occs: list[Occurrence], names: set[str]) -> tuple[str, list[str]] | None:
+    """The formula with every reference and defined name replaced by a placeholder, and the names
+    in the order replaced; None when the formula's value may depend on where its references point.
+
+    Rows whose formulas differ only in what they refer to (``=INDEX(cat_gpu_hbm_GB,MATCH(F6,...))``
+    and ``=INDEX(cat_gpu_tdp_W,MATCH(F6,...))``) then share one compiled function: reference *i*
+    becomes a cell or range of the same shape in row 1 (side by side), name *j* becomes ``_WBN<j>``.
+    """
+    if _POSITIONAL.search(formula):
+        return None
+    parts: list[str] = []
+    pos, i, col = 0, 0, 1  # placeholders side by side in row 1, one empty column apart (never overlapping)
+    for m in _TOKEN.finditer(formula):
+        if m.group("str") is not None:
+            continue
+        r1, c1, r2, c2 = occs[i].rect
+        last = col + c2 - c1
+        ref = (f"{_col_letters(col)}1" if (r1, c1) == (r2, c2)
+               else f"{_col_letters(col)}1:{_col_letters(last)}{1 + r2 - r1}")
+        parts.append(formula[pos:m.start()])
+        parts.append(ref)
+        pos = m.end()
+        i, col = i + 1, last + 2
+    parts.append(formula[pos:])
+    text = "".join(parts)
+    found: list[str] = []
+
+    def _name(m: re.Match) -> str:
+        word = m.group(1)
+        if word is None or word.upper() not in names:
+            return m.group(0)
+        found.append(word.upper())
+        return f"_WBN{len(found)}"
+
+    return _IDENT.sub(_name, text), found
+
+
+def _col_letters(n: int) -> str:
+    out = ""
+    while n:
+        n, rem = divmod(n - 1, 26)
+        out = chr(65 + rem) + out
+    return out
