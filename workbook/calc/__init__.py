@@ -36,8 +36,9 @@ SHEETS: dict[str, str] = {
     "storage": "Storage",
     "inference": "Inference",
     "cost": "Cost",
-    "input_checks": "Checks",
     "checks": "Checks",
+    "input_checks": "Checks",
+    "status": "Checks",
 }
 
 

@@ -47,9 +47,6 @@ QUANTITIES = [
     *[Q(n, "0/1", label, sec, note="warning") for n, label, sec, _ in WARNINGS],
     Q("hard_failures_count", "count", "Hard checks failed", "rules §11"),
     Q("warnings_count", "count", "Warnings", "rules §11"),
-    Q("scenario_failures_count", "count", "Failed checks incl. input errors (0 = the scenario passes)", "rules §11"),
-    Q("scenario_failed_flag", "0/1", "The scenario fails (a hard check or an input error)", "rules §11"),
-    Q("status_code", "count", "Status: 1 pass, 2 fail, 3 input error", "rules §11"),
 ]
 
 
@@ -99,10 +96,6 @@ def compute(ctx: Context) -> dict[str, float]:
     for name, _, _, scope in HARD + WARNINGS:
         out[name] = raw[name] * applies[scope]
     hard = sum(out[n] for n, *_ in HARD)
-    inputs = ctx.q["input_errors_count"]
     out["hard_failures_count"] = hard
     out["warnings_count"] = sum(out[n] for n, *_ in WARNINGS)
-    out["scenario_failures_count"] = hard + inputs
-    out["scenario_failed_flag"] = float(hard + inputs > 0)
-    out["status_code"] = 3.0 if inputs > 0 else (2.0 if hard > 0 else 1.0)
     return out

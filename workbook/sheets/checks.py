@@ -40,8 +40,4 @@ ITEMS = {
     **{n: f"=IFERROR({_EXPR[n]},1)*{_FLAG[scope]}" for n, _, _, scope in HARD + WARNINGS},
     "hard_failures_count": f"=SUM({{{_HARD[0]}}}:{{{_HARD[-1]}}})",
     "warnings_count": f"=SUM({{{_WARN[0]}}}:{{{_WARN[-1]}}})",
-    "scenario_failures_count": "={hard_failures_count}+{input_errors_count}",
-    "scenario_failed_flag": "=MIN(1,{scenario_failures_count})",
-    "status_code": "=1+MIN(1,{hard_failures_count})+MIN(1,{input_errors_count})*c_two"
-    "-MIN(1,{hard_failures_count})*MIN(1,{input_errors_count})",
 }

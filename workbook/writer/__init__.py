@@ -163,6 +163,13 @@ def _check_formats(w: Writer, n: int) -> None:
     bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT})
     rows = [r for k, (sheet, r) in w.book.layout.rows.items()
             if sheet == "Checks" and (k.startswith(("check_", "warn_", "input_error_")))]
-    for r0, r1, c1 in ((min(rows), max(rows), value_col(n - 1)),):
+    rows = sorted(rows)
+    runs, start = [], rows[0]  # contiguous blocks of check rows (the counts between them stay plain)
+    for prev, cur in zip(rows, rows[1:] + [None]):
+        if cur != prev + 1:
+            runs.append((start, prev))
+            start = cur
+    for r0, r1 in runs:
+        c1 = value_col(n - 1)
         ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "==", "value": 0, "format": ok})
         ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0, "format": bad})

@@ -34,6 +34,7 @@ BLOCK_TITLES = {
     "cost": "Cost (17.5.9, 17.8.11, 17.9)",
     "input_checks": "Input checks (0 = the Plan cell holds an allowed value; Notes: the input's key on Plan)",
     "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
+    "status": "Status of each scenario (input errors first, then hard checks)",
 }
 _LITERAL = re.compile(r"(?<![A-Za-z_$.0-9])(\d+\.?\d*(?:[eE][+-]?\d+)?)(?![A-Za-z_(0-9])")
 
