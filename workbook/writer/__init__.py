@@ -164,12 +164,16 @@ def _check_formats(w: Writer, n: int) -> None:
     rows = [r for k, (sheet, r) in w.book.layout.rows.items()
             if sheet == "Checks" and (k.startswith(("check_", "warn_", "input_error_")))]
     rows = sorted(rows)
-    runs, start = [], rows[0]  # contiguous blocks of check rows (the counts between them stay plain)
+    warn = {r for k, (sheet, r) in w.book.layout.rows.items() if sheet == "Checks" and k.startswith("warn_")}
+    runs, start = [], rows[0]  # contiguous blocks of one kind (hard, warning, input; the counts stay plain)
     for prev, cur in zip(rows, rows[1:] + [None]):
-        if cur != prev + 1:
+        if cur != prev + 1 or (cur in warn) != (prev in warn):
             runs.append((start, prev))
             start = cur
+    amber = w.wb.add_format({"bg_color": styles.WARN_FILL, "font_color": styles.WARN_FONT})
+    warn_rows = {r for k, (sheet, r) in w.book.layout.rows.items() if sheet == "Checks" and k.startswith("warn_")}
     for r0, r1 in runs:
         c1 = value_col(n - 1)
+        fail = amber if r0 in warn_rows else bad  # a warning is amber, a failure red
         ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "==", "value": 0, "format": ok})
-        ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0, "format": bad})
+        ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0, "format": fail})
