@@ -31,6 +31,9 @@ per step. Every term is non-decreasing in B and S_ctx, and W_read per GPU never 
 
 from __future__ import annotations
 
+from workbook.reference.args import nonnegative as _nonneg
+from workbook.reference.args import positive as _pos
+
 import math
 from typing import Any
 
@@ -67,16 +70,6 @@ EP_DISPATCH_BYTES = 1.0
 EP_COMBINE_BYTES = 2.0
 
 
-def _pos(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a finite positive number, got {v!r}")
-
-
-def _nonneg(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite non-negative number, got {v!r}")
 
 
 def layer_kind(shape: ModelShape) -> str:

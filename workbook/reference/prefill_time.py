@@ -21,6 +21,9 @@ TTFT = queue wait + the prefill of the request's batch (the last chunk samples t
 
 from __future__ import annotations
 
+from workbook.reference.args import nonnegative as _nonneg
+from workbook.reference.args import positive as _pos
+
 import math
 from typing import Any
 
@@ -44,16 +47,6 @@ PREFILL_ELEM_PASSES_D = 10.0
 PREFILL_ELEM_PASSES_FFN = 3.0
 
 
-def _pos(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a finite positive number, got {v!r}")
-
-
-def _nonneg(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite non-negative number, got {v!r}")
 
 
 def linear_FLOPs_per_token(shape: ModelShape, *, tp: int = 1, ep: int = 1) -> float:

@@ -38,6 +38,9 @@ Both are taken against the dense BF16 peak.
 
 from __future__ import annotations
 
+from workbook.reference.args import nonnegative as _nonneg
+from workbook.reference.args import positive as _pos
+
 import math
 from typing import Any
 
@@ -70,16 +73,6 @@ ELEM_PASSES_PER_D_MODEL_DROPOUT = 1.0
 ADAM_BYTES_PER_PARAM = 30.0
 
 
-def _pos(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a finite positive number, got {v!r}")
-
-
-def _nonneg(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-            raise ValueError(f"{name} must be a finite non-negative number, got {v!r}")
 
 
 def _frac(**values: float) -> None:
