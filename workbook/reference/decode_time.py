@@ -34,7 +34,6 @@ from __future__ import annotations
 from workbook.reference.args import nonnegative as _nonneg
 from workbook.reference.args import positive as _pos
 
-import math
 from typing import Any
 
 from workbook.reference.serving_shape import (
