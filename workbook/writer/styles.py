@@ -55,7 +55,7 @@ LEGEND = [
     ("constant", "Constant: unit factor or spec table (locked)"),
     ("calc", "Calculation on this sheet (black, locked)"),
     ("link", "Link to another sheet (green, locked)"),
-    ("check", "Check: green when it passes, red when it fails"),
+    ("check", "Check: green when it passes, red when it fails, amber for a warning (a planning guideline)"),
 ]
 
 
