@@ -67,7 +67,7 @@ def write_inputs(w: Writer, values: list[dict[str, Any]]) -> None:
             w.text(SHEET, row, COL_NOTES, r.note, "note", "note")
             w.text(SHEET, row, COL_SOURCE, _source(r), "source", "source")
             w.text(SHEET, row, COL_KEY, r.key, "key", "key")
-        num_format = styles.input_format(r.unit, [v[r.key] for v in values if isinstance(v[r.key], (int, float))])
+        num_format = styles.number_format(r.unit, [v[r.key] for v in values if isinstance(v[r.key], (int, float))])
         for i, vals in enumerate(values):
             v = vals[r.key]
             col = value_col(i)

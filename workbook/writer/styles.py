@@ -136,8 +136,3 @@ def number_format(unit: str, values: list[float]) -> str:
 def unknown_units() -> set[str]:
     """Vocabulary units without a format, and formats for units outside the vocabulary (tests)."""
     return set(UNITS) ^ set(UNIT_FORMATS)
-
-
-def input_format(unit: str, values: list[float]) -> str:
-    """Number format of an input row: the unit's format (choices and ids stay text)."""
-    return number_format(unit, values)

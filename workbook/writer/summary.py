@@ -157,7 +157,7 @@ def write_summary(w: Writer, names: list[str], results: list[dict[str, float]], 
             w.text(SHEET, row, COL_SOURCE, src, "source", "source")
             w.text(SHEET, row, COL_KEY, r.key, "key", "key")
             nums = [v for v in values[r.key] if isinstance(v, float)]
-            fmt = styles.input_format(r.unit, nums) if nums else None
+            fmt = styles.number_format(r.unit, nums) if nums else None
             for i in range(len(names)):
                 col = value_col(i)
                 w.formula(SHEET, row, col, _formula(w, r, col), values[r.key][i], "link", key=r.key,
