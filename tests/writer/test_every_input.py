@@ -72,4 +72,9 @@ def test_invalid_input_is_named(results, key):
     status = rc.get("Checks", "scenario_status", i)
     assert status == f"INPUT ERROR: Plan!{cell} {title}", status
     assert rc.cover_scenarios[i][1] == status
+    # no false PASS and no plausible 0 beside the error: the Summary's verdicts and figures say so
+    from workbook.writer.summary import INPUT_ERROR_TEXT
+
+    assert rc.get("Summary", "summary_target_days", i) == INPUT_ERROR_TEXT
+    assert rc.get("Summary", "train_cost_usd", i) in (INPUT_ERROR_TEXT, "n/a")
     assert rc.errors("Cover", "Summary", "Checks") == {}

@@ -120,13 +120,18 @@ def _ref(w: Writer, key: str, col: int) -> str:
 
 
 def _formula(w: Writer, r: Row, col: int) -> str:
+    """A figure or verdict of a scenario with an input in error reads "input error" (its status row
+    names the cell): a blank input would otherwise give a plausible 0 and a false PASS."""
+    err = f"MIN(1,{_ref(w, 'input_errors_count', col)})"
     if r.kind in ("verdict", "warning"):
-        failed = "+".join(_ref(w, c, col) for c in r.checks)
         flag = _ref(w, r.applies, col)
+        k = f"{flag}+{flag}*MIN(1,{'+'.join(_ref(w, c, col) for c in r.checks)})"  # 0 n/a, 1 pass, 2 fail
         bad = "FAIL" if r.kind == "verdict" else "WARN"
-        return f'=CHOOSE(1+{flag}+{flag}*MIN(1,{failed}),"n/a","PASS","{bad}")'
+        return f'=CHOOSE(1+{k}+{err}*(c_two+1-({k})),"n/a","PASS","{bad}","{INPUT_ERROR_TEXT}")'
     if r.applies:  # a training (serving) figure of a scenario whose purpose excludes it reads "n/a"
-        return f'=IFERROR(IF({_ref(w, r.applies, col)}=1,{_ref(w, r.key, col)},"n/a"),"{INPUT_ERROR_TEXT}")'
+        flag = _ref(w, r.applies, col)
+        return (f'=IFERROR(CHOOSE(1+{flag}+{err}*(c_two-{flag}),"n/a",{_ref(w, r.key, col)},'
+                f'"{INPUT_ERROR_TEXT}"),"{INPUT_ERROR_TEXT}")')
     return "=" + _ref(w, r.key, col)
 
 
