@@ -81,7 +81,7 @@ def _portable(path: Path) -> str:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
-    from workbook.writer import build, files_hash
+    from workbook.writer import build, files_hash, guard
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 
@@ -97,8 +97,12 @@ def cmd_build(args: argparse.Namespace) -> int:
         ("Scenario files", ", ".join(p.name for p in files)),
         ("Scenario hash (sha256, 16 hex)", files_hash(files)),
     ]
+    backup = guard.make_room(args.output, force=args.force)
     book = build(args.output, scenarios, catalog, provenance)
+    guard.record(args.output)
     n = sum(1 for c in book.cells.cells if c.role in ("calc", "link", "check"))
+    if backup is not None:
+        print(f"moved the edited {args.output} to {backup}")
     print(f"wrote {args.output}: {len(scenarios)} scenarios, {n} formula cells "
           f"in {time.perf_counter() - t0:.2f} s")
     return 0
@@ -157,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--scenarios", type=Path, nargs="+", default=None, metavar="FILE",
                    help="scenario files (default: CATALOG/scenarios/*.yaml)")
     b.add_argument("-o", "--output", type=Path, default=Path("out/ai-infra-workbook.xlsx"))
+    b.add_argument("--force", action="store_true",
+                   help="replace an output that was edited after it was generated (moved to NAME.backup-N.xlsx first)")
     b.set_defaults(func=cmd_build)
 
     v = sub.add_parser("verify", help="recalculate a workbook and compare it with the reference")

@@ -116,6 +116,9 @@ def read_workbook(path: Path | str) -> ReadBack:
     from workbook.writer.inputs import input_rows
     from workbook.scenario.model import Scenario
 
+    from workbook.safe_xlsx import check_xlsx
+
+    check_xlsx(path)
     wb = openpyxl.load_workbook(path, data_only=False)
     catalog = read_catalog(wb)
     plan = wb[INPUT_SHEET]

@@ -167,6 +167,9 @@ def verify(path: Path | str, engines: list[str] | None = None,
     from concurrent.futures import ThreadPoolExecutor
 
     from workbook.engines import available_engines
+    from workbook.safe_xlsx import check_xlsx
+
+    check_xlsx(path)
 
     path = Path(path)
     engines = engines or available_engines()

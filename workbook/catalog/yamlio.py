@@ -41,6 +41,10 @@ _Loader.yaml_implicit_resolvers = {
 _Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123456789."))
 
 
+#: catalogue, scenario and request files are small; anything larger is refused before it is read
+MAX_YAML_BYTES = 4 * 1024 * 1024
+
+
 def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
     """Parse a YAML file: (data, {path tuple: 1-based line}). Raises InputError on bad YAML.
 
@@ -49,9 +53,19 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        size = path.stat().st_size
+        if path.is_file() and size > MAX_YAML_BYTES:
+            raise InputError(f"file too large: {size:,} bytes", file=str(path),
+                             expected=f"a YAML file of at most {MAX_YAML_BYTES:,} bytes")
+        raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}", file=str(path),
+                         line=line, expected="a UTF-8 encoded YAML file") from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
