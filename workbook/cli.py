@@ -177,7 +177,20 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--json", action="store_true", help="points and summaries as one JSON object")
     val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     val.set_defaults(func=cmd_validate)
+
+    au = sub.add_parser("audit", help="list what was edited in a built workbook and whether it is still sound")
+    au.add_argument("path", type=Path, metavar="FILE.xlsx")
+    au.add_argument("--json", action="store_true", help="the findings as one JSON object")
+    au.set_defaults(func=cmd_audit)
     return p
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from workbook.audit.audit import audit
+
+    report = audit(args.path)
+    print(report.as_json() if args.json else report.text())
+    return 0 if report.sound else 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,8 @@ from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFF
                                             GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
-from workbook.writer.layout import CALC_SHEETS, value_col
+from workbook.writer.layout import CALC_SHEETS, MANIFEST_SHEET, value_col
+from workbook.writer.manifest import HEADERS, write_manifest
 from workbook.writer.status import status_texts, write_status
 from workbook.writer.summary import write_summary
 from workbook.writer.line_items import write_module
@@ -121,6 +122,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
         write_cover(w, provenance, names, statuses, results)
+        w.finish_sheet(MANIFEST_SHEET, len(HEADERS) - 1, write_manifest(w))
         w.close()
         commit()
     except BaseException:
