@@ -182,6 +182,14 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("path", type=Path, metavar="FILE.xlsx")
     au.add_argument("--json", action="store_true", help="the findings as one JSON object")
     au.set_defaults(func=cmd_audit)
+
+    im = sub.add_parser("import", help="carry edited inputs of a workbook back into the catalogue and scenario files")
+    im.add_argument("path", type=Path, metavar="FILE.xlsx")
+    im.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    im.add_argument("--scenarios", type=Path, default=None, metavar="DIR",
+                    help="scenario folder (default: CATALOG/scenarios)")
+    im.add_argument("--write", action="store_true", help="write the changed files (default: show the diff only)")
+    im.set_defaults(func=cmd_import)
     return p
 
 
@@ -191,6 +199,23 @@ def cmd_audit(args: argparse.Namespace) -> int:
     report = audit(args.path)
     print(report.as_json() if args.json else report.text())
     return 0 if report.sound else 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from workbook.audit.importer import apply_changes, plan_changes
+
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    scenario_dir = args.scenarios or catalog_dir / "scenarios"
+    changes = apply_changes(plan_changes(args.path, catalog_dir, scenario_dir), catalog_dir, write=args.write)
+    for ch in changes:
+        print(ch.describe())
+    if not changes:
+        print("no edited inputs to import")
+    elif args.write:
+        print(f"wrote {len({c.file for c in changes})} file(s); rebuild the workbook to see the change everywhere")
+    else:
+        print(f"{len(changes)} change(s), validated; nothing written (add --write)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
