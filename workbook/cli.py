@@ -81,7 +81,7 @@ def _portable(path: Path) -> str:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
-    from workbook.writer import build, files_hash, guard
+    from workbook.writer import build, files_hash, guard, rebuild
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 
@@ -97,12 +97,17 @@ def cmd_build(args: argparse.Namespace) -> int:
         ("Scenario files", ", ".join(p.name for p in files)),
         ("Scenario hash (sha256, 16 hex)", files_hash(files)),
     ]
+    kept, previous = [], rebuild.previous_record(args.output)
+    if args.keep_edits:
+        catalog, scenarios, kept, previous = rebuild.with_kept_edits(args.keep_edits, catalog_dir, files)
     backup = guard.make_room(args.output, force=args.force)
-    book = build(args.output, scenarios, catalog, provenance)
+    book = build(args.output, scenarios, catalog, provenance, previous=previous, kept=kept)
     guard.record(args.output)
     n = sum(1 for c in book.cells.cells if c.role in ("calc", "link", "check"))
     if backup is not None:
         print(f"moved the edited {args.output} to {backup}")
+    for row in kept:
+        print(f"kept edit {row.sheet}: {row.record} {row.field}: {row.old or '(blank)'} -> {row.new or '(blank)'}")
     print(f"wrote {args.output}: {len(scenarios)} scenarios, {n} formula cells "
           f"in {time.perf_counter() - t0:.2f} s")
     return 0
@@ -163,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", type=Path, default=Path("out/ai-infra-workbook.xlsx"))
     b.add_argument("--force", action="store_true",
                    help="replace an output that was edited after it was generated (moved to NAME.backup-N.xlsx first)")
+    b.add_argument("--keep-edits", type=Path, default=None, metavar="OLD.xlsx",
+                   help="carry the inputs a person edited in OLD.xlsx into this build (listed on the Changelog sheet)")
     b.set_defaults(func=cmd_build)
 
     v = sub.add_parser("verify", help="recalculate a workbook and compare it with the reference")

@@ -33,8 +33,11 @@ SHEET_ORDER = [
     "Inference",
     "Cost",
     "Checks",
+    "Changelog",
     "Manifest",
 ]
+#: sheets written only when they have something to say (workbook/writer/changelog.py)
+OPTIONAL_SHEETS = ("Changelog",)
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
 #: the catalogue and the constants: input and constant cells only

@@ -13,7 +13,7 @@ import json
 import zlib
 from collections import Counter
 
-from workbook.writer.layout import HEADER_ROW, MANIFEST_SHEET, SHEET_ORDER
+from workbook.writer.layout import HEADER_ROW, MANIFEST_SHEET
 
 #: the roles of the cells that hold what the calculation uses (the rest are labels, units, notes, headers)
 LIVE_ROLES = ("input", "constant", "calc", "link", "check", "output", "key")
@@ -24,10 +24,10 @@ PART_CHARS = 30_000
 WIDTHS = (18, 10, 10, 12, 60)
 
 
-def manifest_record(cells) -> dict:
+def manifest_record(cells, sheets: list[str]) -> dict:
     """The record as a dict: format, sheets, and [sheet, cell, role, key, written, cached] per cell."""
     rows = [[c.sheet, c.coord, c.role, c.key, c.content, c.cached] for c in cells if c.sheet != MANIFEST_SHEET]
-    return {"format": FORMAT, "sheets": list(SHEET_ORDER), "cells": rows}
+    return {"format": FORMAT, "sheets": list(sheets), "cells": rows}
 
 
 def encode(record: dict) -> list[str]:
@@ -55,11 +55,11 @@ def write_manifest(w) -> int:
         w.text(MANIFEST_SHEET, HEADER_ROW, col, head, "header", "header")
         ws.set_column(col, col, width)
     w.set_table_header(MANIFEST_SHEET, HEADER_ROW, 0)
-    record = manifest_record(w.book.cells.cells)
+    record = manifest_record(w.book.cells.cells, list(w.ws))
     counts = Counter((r[0], "Inputs" if r[2] == "input" else "Formulas" if r[4].startswith("=") else "Other cells")
                      for r in record["cells"])
     row = HEADER_ROW + 1
-    for sheet in SHEET_ORDER:
+    for sheet in w.ws:
         if sheet == MANIFEST_SHEET:
             continue
         w.text(MANIFEST_SHEET, row, 0, sheet, "text", "text")

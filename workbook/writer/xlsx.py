@@ -29,6 +29,7 @@ from workbook.writer.layout import (
     FIXED_HEADERS,
     COL_UNIT,
     HEADER_ROW,
+    OPTIONAL_SHEETS,
     SHEET_ORDER,
     Layout,
     quote_sheet,
@@ -58,13 +59,15 @@ class Book:
 class Writer:
     """Thin wrapper over an xlsxwriter Workbook that records every cell's role."""
 
-    def __init__(self, path: Path, book: Book) -> None:
+    def __init__(self, path: Path, book: Book, optional: tuple[str, ...] = ()) -> None:
+        """*optional*: the optional sheets (layout.OPTIONAL_SHEETS) this workbook has."""
         self.book = book
         self.wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False})
         self.wb.set_properties({"created": DOC_TIME, "title": "AI-infrastructure planning workbook"})
-        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in SHEET_ORDER}
+        sheets = [t for t in SHEET_ORDER if t not in OPTIONAL_SHEETS or t in optional]
+        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in sheets}
         self._formats: dict[tuple[str, str], Any] = {}
-        self.fit: dict[str, SheetFit] = {title: SheetFit() for title in SHEET_ORDER}
+        self.fit: dict[str, SheetFit] = {title: SheetFit() for title in sheets}
         #: sheet -> (header row, columns to freeze) of its table: freeze panes and print titles follow it
         self.table_header: dict[str, tuple[int, int]] = {}
         self.calc_sheets: list[str] = []  # sheets with the scenario columns
