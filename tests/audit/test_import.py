@@ -11,6 +11,7 @@ import pytest
 
 from workbook.calc import compute
 from workbook.catalog import load_catalog
+from tests.private_catalog import private_catalog
 from workbook.cli import main
 from workbook.readback import key_rows
 from workbook.scenario import load_scenario
@@ -22,10 +23,7 @@ SCENARIO = "17.9.4-70b-plan-h800.yaml"
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
     """A private catalogue (with one scenario) and a workbook built from it."""
-    cat = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", cat, ignore=shutil.ignore_patterns("scenarios", "validation", "requests"))
-    (cat / "scenarios").mkdir()
-    shutil.copy(ROOT / "catalog" / "scenarios" / SCENARIO, cat / "scenarios" / SCENARIO)
+    cat = private_catalog(tmp_path, SCENARIO)
     assert main(["build", "--catalog", str(cat), "-o", str(tmp_path / "wb.xlsx")]) == 0
     return tmp_path
 

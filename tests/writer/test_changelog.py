@@ -9,6 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.private_catalog import private_catalog
 from workbook.cli import main
 from workbook.readback import key_rows
 from workbook.writer.changelog import CHANGELOG_SHEET
@@ -19,10 +20,7 @@ SCENARIO = "17.9.4-70b-plan-h800.yaml"
 
 @pytest.fixture()
 def folder(tmp_path: Path) -> Path:
-    cat = tmp_path / "catalog"
-    shutil.copytree(ROOT / "catalog", cat, ignore=shutil.ignore_patterns("scenarios", "validation", "requests"))
-    (cat / "scenarios").mkdir()
-    shutil.copy(ROOT / "catalog" / "scenarios" / SCENARIO, cat / "scenarios" / SCENARIO)
+    private_catalog(tmp_path, SCENARIO)
     return tmp_path
 
 
