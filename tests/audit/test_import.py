@@ -3,7 +3,6 @@ shows it on the Hardware sheet and in every number that depends on it; bad edits
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import openpyxl
