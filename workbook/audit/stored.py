@@ -30,7 +30,7 @@ def compare_stored(path: Path, values_wb, record: dict) -> tuple[list[Finding], 
         n += 1
         if _agrees(got, expected):
             continue
-        label = info.get((sheet, coord), ("", ""))[0]
+        label = info.get((sheet, coord), ("", ""))[0] or str(values_wb[sheet].cell(values_wb[sheet][coord].row, 1).value or "")
         built = at_build.get((sheet, coord), "")
         stale = got is None or _agrees(got, _number(built) if not isinstance(expected, str) else built)
         out.append(Finding("stale_value" if stale else "value_disagrees", sheet, coord, label=label,
