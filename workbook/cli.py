@@ -81,7 +81,7 @@ def _portable(path: Path) -> str:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
-    from workbook.writer import build, files_hash, guard
+    from workbook.writer import build, files_hash, guard, rebuild
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 
@@ -97,12 +97,17 @@ def cmd_build(args: argparse.Namespace) -> int:
         ("Scenario files", ", ".join(p.name for p in files)),
         ("Scenario hash (sha256, 16 hex)", files_hash(files)),
     ]
+    kept, previous = [], rebuild.previous_record(args.output)
+    if args.keep_edits:
+        catalog, scenarios, kept, previous = rebuild.with_kept_edits(args.keep_edits, catalog_dir, files)
     backup = guard.make_room(args.output, force=args.force)
-    book = build(args.output, scenarios, catalog, provenance)
+    book = build(args.output, scenarios, catalog, provenance, previous=previous, kept=kept)
     guard.record(args.output)
     n = sum(1 for c in book.cells.cells if c.role in ("calc", "link", "check"))
     if backup is not None:
         print(f"moved the edited {args.output} to {backup}")
+    for row in kept:
+        print(f"kept edit {row.sheet}: {row.record} {row.field}: {row.old or '(blank)'} -> {row.new or '(blank)'}")
     print(f"wrote {args.output}: {len(scenarios)} scenarios, {n} formula cells "
           f"in {time.perf_counter() - t0:.2f} s")
     return 0
@@ -163,6 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("-o", "--output", type=Path, default=Path("out/ai-infra-workbook.xlsx"))
     b.add_argument("--force", action="store_true",
                    help="replace an output that was edited after it was generated (moved to NAME.backup-N.xlsx first)")
+    b.add_argument("--keep-edits", type=Path, default=None, metavar="OLD.xlsx",
+                   help="carry the inputs a person edited in OLD.xlsx into this build (listed on the Changelog sheet)")
     b.set_defaults(func=cmd_build)
 
     v = sub.add_parser("verify", help="recalculate a workbook and compare it with the reference")
@@ -177,7 +184,45 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--json", action="store_true", help="points and summaries as one JSON object")
     val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     val.set_defaults(func=cmd_validate)
+
+    au = sub.add_parser("audit", help="list what was edited in a built workbook and whether it is still sound")
+    au.add_argument("path", type=Path, metavar="FILE.xlsx")
+    au.add_argument("--json", action="store_true", help="the findings as one JSON object")
+    au.set_defaults(func=cmd_audit)
+
+    im = sub.add_parser("import", help="carry edited inputs of a workbook back into the catalogue and scenario files")
+    im.add_argument("path", type=Path, metavar="FILE.xlsx")
+    im.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    im.add_argument("--scenarios", type=Path, default=None, metavar="DIR",
+                    help="scenario folder (default: CATALOG/scenarios)")
+    im.add_argument("--write", action="store_true", help="write the changed files (default: show the diff only)")
+    im.set_defaults(func=cmd_import)
     return p
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from workbook.audit.audit import audit
+
+    report = audit(args.path)
+    print(report.as_json() if args.json else report.text())
+    return 0 if report.sound else 1
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from workbook.audit.importer import apply_changes, plan_changes
+
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    scenario_dir = args.scenarios or catalog_dir / "scenarios"
+    changes = apply_changes(plan_changes(args.path, catalog_dir, scenario_dir), catalog_dir, write=args.write)
+    for ch in changes:
+        print(ch.describe())
+    if not changes:
+        print("no edited inputs to import")
+    elif args.write:
+        print(f"wrote {len({c.file for c in changes})} file(s); rebuild the workbook to see the change everywhere")
+    else:
+        print(f"{len(changes)} change(s), validated; nothing written (add --write)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,9 @@ from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFF
                                             GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
-from workbook.writer.layout import CALC_SHEETS, value_col
+from workbook.writer.layout import CALC_SHEETS, MANIFEST_SHEET, value_col
+from workbook.writer.manifest import HEADERS, write_manifest
+from workbook.writer import changelog
 from workbook.writer.status import status_texts, write_status
 from workbook.writer.summary import write_summary
 from workbook.writer.line_items import write_module
@@ -80,8 +82,13 @@ def _collect_constants():
     return consts, tables
 
 
-def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]]) -> Book:
-    """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written."""
+def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
+          previous: tuple[str, dict] | None = None, kept: list | None = None) -> Book:
+    """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written.
+
+    *previous*: (what it is, Manifest record) of the previous build: a Changelog sheet lists the catalogue changes
+    since; *kept*: changelog rows of the edits carried over from a person's workbook (``--keep-edits``).
+    """
     from workbook.calc import modules
 
     planned = plan_scenarios(scenarios, catalog)
@@ -91,12 +98,15 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
 
         raise InputError("scenario names must be unique", field="name", expected=", ".join(names))
     output = Path(output)
+    models = list(catalog.models.values())
+    models += [p.model for p in planned if p.model.id not in catalog.models]
+    log = list(kept or [])
+    if previous is not None:
+        log = changelog.diff(changelog.record_view(previous[1]), changelog.catalogue_view(catalog, models)) + log
     tmp, commit, abort = atomic_output(output)
     book = Book(path=output, scenario_names=names)
     try:
-        w = Writer(tmp, book)
-        models = list(catalog.models.values())
-        models += [p.model for p in planned if p.model.id not in catalog.models]
+        w = Writer(tmp, book, optional=(changelog.CHANGELOG_SHEET,) if log else ())
         _write_data_sheets(w, catalog, models)
         w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
                 "hardware, model and training plan. The answers: Summary sheet.")
@@ -121,6 +131,10 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
         write_cover(w, provenance, names, statuses, results)
+        if log:
+            last = changelog.write_changelog(w, log, previous[0] if previous else "none")
+            w.finish_sheet(changelog.CHANGELOG_SHEET, len(changelog.HEADERS) - 1, last)
+        w.finish_sheet(MANIFEST_SHEET, len(HEADERS) - 1, write_manifest(w))
         w.close()
         commit()
     except BaseException:

@@ -33,13 +33,19 @@ SHEET_ORDER = [
     "Inference",
     "Cost",
     "Checks",
+    "Changelog",
+    "Manifest",
 ]
+#: sheets written only when they have something to say (workbook/writer/changelog.py)
+OPTIONAL_SHEETS = ("Changelog",)
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
 #: the catalogue and the constants: input and constant cells only
 DATA_SHEETS = ("Hardware", "Efficiency", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order
-CALC_SHEETS = tuple(SHEET_ORDER[SHEET_ORDER.index("Plan"):])
+CALC_SHEETS = tuple(SHEET_ORDER[SHEET_ORDER.index("Plan"):SHEET_ORDER.index("Checks") + 1])
+#: what the build wrote, cell by cell, for `workbook audit` (workbook/writer/manifest.py)
+MANIFEST_SHEET = "Manifest"
 #: calc module -> sheet it is laid out on (data-flow order)
 MODULE_SHEET = SHEETS
 COL_LABEL, COL_UNIT, COL_NOTES, COL_SOURCE, COL_KEY, FIRST_VALUE_COL = 0, 1, 2, 3, 4, 5

@@ -77,7 +77,7 @@ def write_inputs(w: Writer, values: list[dict[str, Any]]) -> None:
             elif isinstance(v, str):
                 style = "input_header" if r.key == "name" else "input_text"
                 ws.write_string(row, col, v, w.fmt(style))
-                w.book.cells.add(SHEET, row, col, "input", r.key, i)
+                w.book.cells.add(SHEET, row, col, "input", r.key, i, content=v)
                 w._track(SHEET, row, col, v, style)
             else:
                 w.number(SHEET, row, col, v, "input", "input", key=r.key, num_format=num_format, scenario=i)

@@ -29,6 +29,7 @@ from workbook.writer.layout import (
     FIXED_HEADERS,
     COL_UNIT,
     HEADER_ROW,
+    OPTIONAL_SHEETS,
     SHEET_ORDER,
     Layout,
     quote_sheet,
@@ -58,13 +59,15 @@ class Book:
 class Writer:
     """Thin wrapper over an xlsxwriter Workbook that records every cell's role."""
 
-    def __init__(self, path: Path, book: Book) -> None:
+    def __init__(self, path: Path, book: Book, optional: tuple[str, ...] = ()) -> None:
+        """*optional*: the optional sheets (layout.OPTIONAL_SHEETS) this workbook has."""
         self.book = book
         self.wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False})
         self.wb.set_properties({"created": DOC_TIME, "title": "AI-infrastructure planning workbook"})
-        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in SHEET_ORDER}
+        sheets = [t for t in SHEET_ORDER if t not in OPTIONAL_SHEETS or t in optional]
+        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in sheets}
         self._formats: dict[tuple[str, str], Any] = {}
-        self.fit: dict[str, SheetFit] = {title: SheetFit() for title in SHEET_ORDER}
+        self.fit: dict[str, SheetFit] = {title: SheetFit() for title in sheets}
         #: sheet -> (header row, columns to freeze) of its table: freeze panes and print titles follow it
         self.table_header: dict[str, tuple[int, int]] = {}
         self.calc_sheets: list[str] = []  # sheets with the scenario columns
@@ -94,13 +97,13 @@ class Writer:
     def text(self, sheet: str, row: int, col: int, value: str, style: str = "text", role: str = "text", key: str = "") -> None:
         text = "" if value is None else str(value)
         self.ws[sheet].write_string(row, col, text, self.fmt(style))
-        self.book.cells.add(sheet, row, col, role, key)
+        self.book.cells.add(sheet, row, col, role, key, content=text)
         self._track(sheet, row, col, text, style)
 
     def number(self, sheet: str, row: int, col: int, value: float, style: str, role: str, key: str = "",
                num_format: str | None = None, scenario: int | None = None) -> None:
         self.ws[sheet].write_number(row, col, float(value), self.fmt(style, num_format))
-        self.book.cells.add(sheet, row, col, role, key, scenario)
+        self.book.cells.add(sheet, row, col, role, key, scenario, content=repr(float(value)))
         self._track(sheet, row, col, render(num_format or "General", float(value)), style)
 
     def blank(self, sheet: str, row: int, col: int, style: str, role: str, key: str = "",
@@ -114,7 +117,8 @@ class Writer:
         if isinstance(cached, bool):
             cached = 1 if cached else 0
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
-        self.book.cells.add(sheet, row, col, role, key, scenario)
+        self.book.cells.add(sheet, row, col, role, key, scenario, content=formula,
+                            cached=repr(float(cached)) if isinstance(cached, (int, float)) else str(cached))
         shown = render(num_format or "General", float(cached)) if isinstance(cached, (int, float)) else str(cached)
         if key and scenario is not None and isinstance(cached, (int, float)):
             self.cached.setdefault(key, {})[scenario] = float(cached)
@@ -201,6 +205,9 @@ def atomic_output(path: Path):
     os.close(fd)
 
     def commit() -> None:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private; an output is as readable as any other
         os.replace(tmp, path)
 
     def abort() -> None:
