@@ -109,6 +109,8 @@ def test_time_model_selects_the_days_cost_and_deadline_use():
     assert step["train_days"] == step["st_train_days_with_overhead"] and step["train_mfu"] == step["st_mfu"]
     assert mfu["train_days"] == mfu["plan_train_days_with_overhead"] and mfu["train_mfu"] == 0.40
     assert step["train_step_time_s"] == step["st_step_s"] and mfu["train_step_time_s"] == mfu["plan_step_time_s"]
+    assert step["train_tokens_per_s_per_gpu"] == pytest.approx(step["st_tokens_per_s"] / 256)
+    assert mfu["train_tokens_per_s_per_gpu"] == pytest.approx(mfu["plan_tokens_per_s_per_gpu"])
     assert step["train_cost_usd"] / mfu["train_cost_usd"] == pytest.approx(step["train_days"] / mfu["train_days"])
     days = step["train_days"]
     tight = compute(_scenario(time_model="step", target_days=days * 0.99), CATALOG)

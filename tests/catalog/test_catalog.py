@@ -107,7 +107,7 @@ def test_unknown_ids_name_the_closest() -> None:
 
 
 def test_duplicate_id_in_catalog_dir(tmp_path: Path) -> None:
-    for f in ("gpus.yaml", "models.yaml", "defaults.yaml", "efficiency.yaml"):
+    for f in ("gpus.yaml", "models.yaml", "defaults.yaml", "efficiency.yaml", "mfu.yaml"):
         shutil.copy(DEFAULT_DIR / f, tmp_path / f)
     text = (tmp_path / "models.yaml").read_text()
     (tmp_path / "models.yaml").write_text(text.replace("- id: llama-13b", "- id: llama-7b"))

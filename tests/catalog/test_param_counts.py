@@ -51,3 +51,21 @@ def test_dense_models_have_no_published_active_or_equal() -> None:
 )
 def test_exact_counts_of_released_weights(model_id: str, exact: int) -> None:
     assert model_param_counts(CATALOG.model(model_id))["params_total"] == exact
+
+
+@pytest.mark.parametrize("model_id", ["gpt-3-175b", "mt-nlg-530b", "megatron-22b", "megatron-1t"])
+def test_gpt_shapes_match_megatron_eq2(model_id: str) -> None:
+    """Narayanan et al. 2021 (arXiv 2104.04473) eq. 2, P = 12lh^2 + 13lh + (V + s)h, counts every bias
+    and the learned position embeddings (s = 2048); the schema has neither the 6h output/FFN biases per
+    layer nor the position table, and counts the final LayerNorm (2h). Exact, at the model's own V."""
+    m = CATALOG.model(model_id)
+    l, h, v, s = m.layers, m.d_model, m.vocab, 2048
+    eq2 = 12 * l * h * h + 13 * l * h + (v + s) * h
+    assert model_param_counts(m)["params_total"] == eq2 - 6 * l * h - s * h + 2 * h
+
+
+def test_megatron_1t_is_table1_count() -> None:
+    """Table 1 of Narayanan et al. 2021 lists 1008.0B: eq. 2 at V 51,200 gives 1,008.04B."""
+    m = CATALOG.model("megatron-1t")
+    l, h = m.layers, m.d_model
+    assert 12 * l * h * h + 13 * l * h + (51200 + 2048) * h == pytest.approx(1008.0e9, rel=5e-5)

@@ -1,4 +1,4 @@
-"""Load catalog/gpus.yaml, models.yaml, defaults.yaml and efficiency.yaml into a validated Catalog."""
+"""Load catalog/gpus.yaml, models.yaml, defaults.yaml, efficiency.yaml and mfu.yaml into a validated Catalog."""
 
 from __future__ import annotations
 
@@ -56,12 +56,14 @@ def _default_catalog() -> Catalog:
 
 def _load(folder: Path) -> Catalog:
     from workbook.catalog.efficiency import EFFICIENCY_FILE, load_efficiency  # imports this module
+    from workbook.catalog.mfu import MFU_FILE, load_mfu  # imports this module
 
     gpus = load_records(folder / "gpus.yaml", Gpu)
     models = load_records(folder / "models.yaml", Model)
     defaults = load_records(folder / "defaults.yaml", DefaultValue, id_field="key")
     efficiency = load_efficiency(folder / EFFICIENCY_FILE, gpu_ids=gpus)  # one record per GPU
-    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency)
+    mfu = load_mfu(folder / MFU_FILE, gpu_ids=gpus, model_ids=models)
+    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency, mfu=mfu)
 
 
 def as_plain(obj: Any) -> Any:

@@ -1,4 +1,5 @@
-"""Pydantic models of the catalogue: GPUs, model architectures, default values (docs/contract.md)."""
+"""Pydantic models of the catalogue: GPUs, model architectures, default values, efficiency factors and the
+measured MFU table (docs/contract.md)."""
 
 from __future__ import annotations
 
@@ -168,6 +169,45 @@ class GpuEfficiency(BaseModel):
         return self
 
 
+#: settings of the book's step-3 MFU table (spec 17.9.4), kept by the measured table (catalog/mfu.yaml)
+MfuSetting = Literal["dense_single_node", "dense_multi_node", "moe_multi_node"]
+#: what a run's published figure is: whole-run GPU-hours, sustained tokens/s per GPU, one iteration's time
+MfuBasis = Literal["gpu_hours", "tokens_per_s", "step_time"]
+
+
+class MfuRun(BaseModel):
+    """One published run a row of catalog/mfu.yaml rests on."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    point: str = Field(..., pattern=r"^[a-z0-9.-]+\.yaml:[A-Za-z0-9_.-]+$",
+                       description="validation point 'file.yaml:point' holding the published figure")
+    model: str = Field(..., pattern=ID_PATTERN, description="model id in catalog/models.yaml")
+    gpu: str = Field(..., pattern=ID_PATTERN, description="GPU id in catalog/gpus.yaml")
+    gpus: int = Field(..., ge=1, le=1_000_000, description="GPUs of the run")
+    basis: MfuBasis = Field(..., description="gpu_hours, tokens_per_s or step_time")
+    implied_mfu: float = Field(..., gt=0, lt=1, description="6·P_active·(tokens/s/GPU) / BF16 dense peak")
+    source: str = Field(..., min_length=1, description="paper and table of the published figure")
+
+
+class MfuRow(BaseModel):
+    """One row of catalog/mfu.yaml: a setting, a GPU-count range, the MFU range and the runs behind it."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+    id: str = Field(..., pattern=ID_PATTERN, max_length=64)
+    setting: MfuSetting
+    gpus_min: int = Field(..., ge=1, le=1_000_000)
+    gpus_max: int = Field(..., ge=1, le=1_000_000)
+    mfu_low: float = Field(..., gt=0, lt=1)
+    mfu_high: float = Field(..., gt=0, lt=1)
+    margin: float = Field(..., ge=0, le=0.1, description="stated widening of the runs' span, MFU points")
+    runs: list[MfuRun] = Field(..., min_length=1)
+    source: str = Field(..., min_length=1)
+    as_of: dt.date
+    notes: str = Field("", max_length=2000)
+
+
 class DefaultValue(BaseModel):
     """One default value (catalog/defaults.yaml); scenario fields left null take it by key."""
 
@@ -217,6 +257,8 @@ class Catalog(BaseModel):
     defaults: Defaults
     #: step-time efficiency factors by GPU id (catalog/efficiency.yaml)
     efficiency: dict[str, GpuEfficiency] = Field(default_factory=dict)
+    #: measured planning-MFU rows (catalog/mfu.yaml), in file order
+    mfu: list[MfuRow] = Field(default_factory=list)
 
     def gpu(self, gpu_id: str) -> Gpu:
         """The GPU record (InputError with the closest ids when unknown)."""

@@ -93,6 +93,27 @@ def mfu_lookup(*, moe: bool, num_gpus: int, gpus_per_node: int = 8, pick: str = 
     return mfu
 
 
+def mfu_lookup_measured(*, moe: bool, num_gpus: int, gpus_per_node: int = 8, pick: str = "low",
+                        rows=None) -> float:
+    """Step 3 on measured data: MFU from catalog/mfu.yaml (``rows``: its MfuRow records, default the
+    shipped catalogue's), the row of the book's setting whose GPU range holds ``num_gpus``; its low or
+    high end, or "mid". ValueError when no row covers the count (no measured MFU, no extrapolation)."""
+    if pick not in ("low", "high", "mid"):
+        raise ValueError(f"pick must be 'low', 'high' or 'mid', got {pick!r}")
+    if rows is None:
+        from workbook.catalog import load_catalog
+
+        rows = load_catalog().mfu
+    setting = "moe_multi_node" if moe else ("dense_single_node" if num_gpus <= gpus_per_node else "dense_multi_node")
+    for r in rows:
+        if r.setting == setting and r.gpus_min <= num_gpus <= r.gpus_max:
+            if pick == "mid":
+                return (r.mfu_low + r.mfu_high) / 2
+            return r.mfu_low if pick == "low" else r.mfu_high
+    covered = ", ".join(f"{r.gpus_min}-{r.gpus_max}" for r in rows if r.setting == setting) or "none"
+    raise ValueError(f"no measured MFU for {setting} on {num_gpus} GPUs (catalog/mfu.yaml covers {covered})")
+
+
 def static_memory_GB(*, params: float, bytes_per_param: float = STATIC_BYTES_PER_PARAM) -> float:
     """16·P bytes in GB (spec T4, step 4)."""
     return bytes_per_param * params / GB

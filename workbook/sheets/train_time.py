@@ -9,6 +9,7 @@ ITEMS = {
     "train_time_step_flag": "=IF({training.time_model}=\"step\",1,0)",
     "train_step_time_s": f"=IF({_STEP},{{st_step_s}},{{plan_step_time_s}})",
     "train_tokens_per_s": f"=IF({_STEP},{{st_tokens_per_s}},{{plan_tokens_per_s}})",
+    "train_tokens_per_s_per_gpu": "={train_tokens_per_s}/{training.num_gpus}",
     "train_tokens_per_day": "={train_tokens_per_s}*c_s_per_day",
     "train_mfu": f"=IF({_STEP},{{st_mfu}},{{training.mfu}})",
     "train_days": f"=IF({_STEP},{{st_train_days_with_overhead}},{{plan_train_days_with_overhead}})",
