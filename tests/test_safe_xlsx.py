@@ -113,5 +113,18 @@ def test_verify_cli_refuses(name: str, hostile, capsys) -> None:
     assert len(err.splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["audit", "import", "keep-edits"])
+@pytest.mark.parametrize("name", ["zip bomb", "billion laughs", "external entity", "truncated", "encrypted",
+                                  "million rows"])
+def test_other_readers_refuse(command: str, name: str, hostile, tmp_path: Path, capsys) -> None:
+    path, words = hostile[name]
+    argv = {"audit": ["audit", str(path)], "import": ["import", str(path)],
+            "keep-edits": ["build", "--scenarios", ONE, "--keep-edits", str(path), "-o", str(tmp_path / "new.xlsx")]}
+    assert main(argv[command]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"workbook: error: {path}") and words in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "new.xlsx").exists()
+
+
 def test_limits_are_stated() -> None:
     assert DEFAULT_LIMITS.entry_bytes <= DEFAULT_LIMITS.total_bytes and DEFAULT_LIMITS.ratio >= 50

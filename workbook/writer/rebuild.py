@@ -34,6 +34,9 @@ def with_kept_edits(old: Path, catalog_dir: Path, scenario_files: list[Path]):
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 
+    from workbook.safe_xlsx import check_xlsx
+
+    check_xlsx(old)  # a hostile or damaged file is refused with its own reason
     previous = previous_record(old)
     if previous is None:
         raise InputError("cannot read the edited workbook's Manifest", file=str(old),
