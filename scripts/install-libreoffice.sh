@@ -13,7 +13,7 @@ print_version() {
 }
 
 existing=$(command -v soffice || command -v libreoffice || true)
-if [ -n "$existing" ]; then
+if [ -n "$existing" ] && command -v pdftotext >/dev/null 2>&1; then
     echo "LibreOffice already installed: $existing"
     print_version "$existing"
     exit 0

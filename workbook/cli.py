@@ -197,6 +197,12 @@ def build_parser() -> argparse.ArgumentParser:
                     help="scenario folder (default: CATALOG/scenarios)")
     im.add_argument("--write", action="store_true", help="write the changed files (default: show the diff only)")
     im.set_defaults(func=cmd_import)
+
+    ex = sub.add_parser("export", help="a PDF of chosen sheets, recalculated by LibreOffice")
+    ex.add_argument("path", type=Path, metavar="FILE.xlsx")
+    ex.add_argument("--pdf", type=Path, default=None, metavar="OUT.pdf", help="default: FILE.pdf")
+    ex.add_argument("--sheets", default="Cover,Summary,Cost", help="comma-separated sheet names (default: %(default)s)")
+    ex.set_defaults(func=cmd_export)
     return p
 
 
@@ -222,6 +228,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"wrote {len({c.file for c in changes})} file(s); rebuild the workbook to see the change everywhere")
     else:
         print(f"{len(changes)} change(s), validated; nothing written (add --write)")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from workbook.export.pdf import export_pdf
+
+    sheets = [s.strip() for s in args.sheets.split(",") if s.strip()]
+    out = export_pdf(args.path, args.pdf or args.path.with_suffix(".pdf"), sheets)
+    print(f"wrote {out}: sheets {', '.join(sheets)}")
     return 0
 
 

@@ -135,9 +135,11 @@ def libreoffice_version() -> str:
 
 
 def convert_recalculated(
-    paths: Sequence[Path | str], outdir: Path, *, timeout: float | None = None
+    paths: Sequence[Path | str], outdir: Path, *, timeout: float | None = None,
+    target: str = "xlsx:Calc MS Excel 2007 XML", suffix: str = ".xlsx",
 ) -> list[Path]:
-    """Convert ``paths`` to xlsx in ``outdir`` with one soffice run and forced recalc.
+    """Convert ``paths`` to xlsx (or *target*, e.g. ``pdf:calc_pdf_Export`` with suffix ``.pdf``) in ``outdir``
+    with one soffice run and forced recalc.
 
     Inputs are copied under unique names first, so files with the same name in
     different folders do not overwrite each other. Returns the output paths in
@@ -155,9 +157,10 @@ def convert_recalculated(
         indir = work / "in"
         indir.mkdir()
         staged: list[Path] = []
+        unique = len({p.name for p in paths}) == len(paths)  # then keep the names: footers print &F
         for i, p in enumerate(paths):
-            suffix = p.suffix.lower() or ".xlsx"
-            dst = indir / f"wb{i:04d}{suffix}"
+            in_suffix = p.suffix.lower() or ".xlsx"
+            dst = indir / (p.stem + in_suffix if unique else f"wb{i:04d}{in_suffix}")
             shutil.copyfile(p, dst)
             staged.append(dst)
         convdir = work / "out"
@@ -170,7 +173,7 @@ def convert_recalculated(
             "--nodefault",
             "--nologo",
             "--convert-to",
-            "xlsx:Calc MS Excel 2007 XML",
+            target,
             "--outdir",
             str(convdir),
             *[str(s) for s in staged],
@@ -181,11 +184,11 @@ def convert_recalculated(
         outputs: list[Path] = []
         failed: list[str] = []
         for i, (src, st) in enumerate(zip(paths, staged)):
-            produced = convdir / (st.stem + ".xlsx")
+            produced = convdir / (st.stem + suffix)
             if not produced.is_file():
                 failed.append(str(src))
                 continue
-            final = outdir / f"{i:04d}-{src.stem}.xlsx"
+            final = outdir / f"{i:04d}-{src.stem}{suffix}"
             shutil.move(str(produced), final)
             outputs.append(final)
         if res.returncode != 0 or failed:

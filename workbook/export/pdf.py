@@ -1,0 +1,79 @@
+"""A PDF of chosen sheets of a workbook, through LibreOffice headless, recalculated on load.
+
+In a copy, the print area of every other sheet is pointed at one empty cell (LibreOffice skips empty pages; it
+exports hidden sheets, so hiding them is not enough) and their repeated titles are dropped; nothing else in the
+file changes, so charts, print setup (A4 landscape, fit to width, repeated titles) and the footer (file, sheet,
+page x of y) are the ones the build wrote. The delivered .xlsx is not touched.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from workbook.errors import InputError
+from workbook.safe_xlsx import check_xlsx
+
+_SHEET = re.compile(rb'<sheet\b[^>]*?/>')
+_NAME = re.compile(rb'name="([^"]*)"')
+_STATE = re.compile(rb'\sstate="[^"]*"')
+_ACTIVE = re.compile(rb'activeTab="\d+"')
+_PRINT = re.compile(rb'<definedName name="_xlnm\.(Print_Area|Print_Titles)" localSheetId="(\d+)"[^>]*>[^<]*</definedName>')
+
+
+def _unescape(name: bytes) -> str:
+    return (name.decode("utf-8").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+            .replace("&quot;", '"').replace("&apos;", "'"))
+
+
+def only_sheets(src: Path, dst: Path, sheets: list[str]) -> None:
+    """Copy *src* to *dst* with every sheet not in *sheets* hidden and the first of *sheets* active."""
+    with zipfile.ZipFile(src) as zin:
+        xml = zin.read("xl/workbook.xml")
+        tags = _SHEET.findall(xml)
+        names = [_unescape(_NAME.search(t).group(1)) for t in tags]
+        missing = [s for s in sheets if s not in names]
+        if missing:
+            raise InputError(f"no sheet {missing[0]!r} in the workbook", file=str(src), expected=", ".join(names))
+        for tag, name in zip(tags, names):
+            clean = _STATE.sub(b"", tag)
+            new = clean if name in sheets else clean.replace(b"<sheet ", b'<sheet state="hidden" ', 1)
+            xml = xml.replace(tag, new, 1)
+        keep = {i for i, n in enumerate(names) if n in sheets}
+
+        def _print(m: re.Match) -> bytes:
+            i = int(m.group(2))
+            if i in keep:
+                return m.group(0)
+            if m.group(1) == b"Print_Titles":
+                return b""
+            quoted = names[i].replace("'", "''").encode()
+            return (b'<definedName name="_xlnm.Print_Area" localSheetId="%d">\'%s\'!$XFD$1048576</definedName>'
+                    % (i, quoted))
+        xml = _PRINT.sub(_print, xml)
+        first = names.index(sheets[0])
+        xml = _ACTIVE.sub(f'activeTab="{first}"'.encode(), xml) if _ACTIVE.search(xml) else xml
+        with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                data = xml if info.filename == "xl/workbook.xml" else zin.read(info.filename)
+                zout.writestr(info, data)
+
+
+def export_pdf(xlsx: str | Path, out_pdf: str | Path, sheets: list[str]) -> Path:
+    """Write *out_pdf*: the *sheets* of *xlsx*, recalculated, as LibreOffice prints them."""
+    from workbook.engines.libreoffice import convert_recalculated
+
+    xlsx, out_pdf = Path(xlsx), Path(out_pdf)
+    check_xlsx(xlsx)
+    with tempfile.TemporaryDirectory(prefix="pdf-") as tmp:
+        staged = Path(tmp) / xlsx.name
+        only_sheets(xlsx, staged, sheets)
+        (pdf,) = convert_recalculated([staged], Path(tmp) / "out", target="pdf:calc_pdf_Export", suffix=".pdf")
+        out_pdf.parent.mkdir(parents=True, exist_ok=True)
+        part = out_pdf.with_name(f".{out_pdf.name}.part")
+        shutil.copyfile(pdf, part)
+        part.replace(out_pdf)
+    return out_pdf
