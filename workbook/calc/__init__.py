@@ -31,6 +31,7 @@ SHEETS: dict[str, str] = {
     "step_inputs": "Step Time",
     "step_time": "Step Time",
     "step_total": "Step Time",
+    "step_gpus": "Step Time",
     "train_time": "Step Time",
     "comm": "Comm",  # after Step Time: its ratios and shares are against the step time in use
     "storage": "Storage",
