@@ -37,3 +37,12 @@ def run(*modules, **training) -> dict:
     for mod in modules:
         ctx.q.update(mod.compute(ctx))
     return ctx.q
+
+
+class mfu_in_use:
+    """Stands in for workbook.calc.train_time under ``time_model: mfu`` (the hand context has no
+    step model): the step time and training days in use are the Plan sheet's MFU-given rows."""
+
+    @staticmethod
+    def compute(ctx: Context) -> dict:
+        return {"train_step_time_s": ctx.q["plan_step_time_s"], "train_days": ctx.q["plan_train_days_with_overhead"]}

@@ -1,4 +1,4 @@
-"""The Step Time sheet's modules (calc.step_inputs, step_time, step_total, train_time) on catalogue
+"""The Step Time sheet's modules (calc.step_inputs, step_time, step_total, step_gpus, train_time) on catalogue
 scenarios: every quantity declared and finite, the terms equal to workbook.reference.step_time's,
 the scenario fields mapped to the reference keywords, and the time model choosing the days in use."""
 
@@ -15,7 +15,7 @@ from workbook.reference import step_time as stm
 from workbook.scenario.model import Scenario
 
 CATALOG = load_catalog()
-MODULES = ("step_inputs", "step_time", "step_total", "train_time")
+MODULES = ("step_inputs", "step_time", "step_total", "step_gpus", "train_time")
 
 
 def _scenario(**training) -> Scenario:
@@ -132,3 +132,35 @@ def test_moe_mla_layout_takes_expert_and_cp_paths():
     assert q["st_ep_comm_mb_s"] > 0 and q["st_cp_comm_mb_s"] > 0 and q["st_expert_params_gpu"] > 0
     assert q["st_expert_dp"] == 2 and q["st_dp_group"] == 128
     assert q["st_qk_head_dim"] == 192 and q["st_v_head_dim"] == 128
+
+
+def test_gpus_needed_in_use_follow_the_time_model():
+    step = compute(_scenario(time_model="step", target_days=20), CATALOG)
+    mfu = compute(_scenario(time_model="mfu", target_days=20), CATALOG)
+    for q in (step, mfu):  # both counts are always computed
+        assert q["st_gpu_step"] == 32  # TP8 x PP4 on 8-GPU nodes
+        assert q["st_gpus_time_raw"] == pytest.approx(256 * q["st_train_days_with_overhead"] / 20)
+        assert q["st_gpus_needed"] % 32 == 0 and q["st_gpus_needed"] >= q["st_gpus_time_raw"]
+        assert q["st_gpus_needed"] - 32 < q["st_gpus_time_raw"]
+        assert q["st_days_at_needed_gpus"] <= 20
+        assert q["st_gpus_needed_dp"] == q["st_gpus_needed"] / 32
+    assert step["train_gpus_needed"] == step["st_gpus_needed"]
+    assert step["train_days_at_needed_gpus"] == step["st_days_at_needed_gpus"]
+    assert mfu["train_gpus_needed"] == mfu["plan_gpus_needed"]
+    assert mfu["train_days_at_needed_gpus"] == mfu["plan_days_at_needed_gpus"]
+
+
+def test_comm_and_storage_read_the_step_time_in_use():
+    step = compute(_scenario(time_model="step"), CATALOG)
+    mfu = compute(_scenario(time_model="mfu"), CATALOG)
+    for q, t_step, days in ((step, step["st_step_s"], step["st_train_days_with_overhead"]),
+                            (mfu, mfu["plan_step_time_s"], mfu["plan_train_days_with_overhead"])):
+        assert q["comm_compute_step_s"] == t_step
+        assert q["comm_share_frac"] == pytest.approx(q["comm_total_time_s"] / (q["comm_total_time_s"] + t_step))
+        assert q["ckpt_interval_min"] == pytest.approx(q["sto_ckpt_interval_steps"] * t_step / 60)
+        assert q["ckpt_sync_write_GBps"] == pytest.approx(q["ckpt_size_GB"] / t_step)
+        assert q["storage_read_MBps"] == pytest.approx(
+            q["plan_tokens_per_step"] * q["sto_dataset_bytes_per_token"] / t_step / 1e6)
+        assert q["ckpt_failures_expected"] == pytest.approx(days * 24 / q["ckpt_cluster_mtbf_h"])
+        assert q["logs_stdout_GB"] == pytest.approx(256 * 5 * days / 1e3)
+    assert step["st_step_s"] != pytest.approx(mfu["plan_step_time_s"], rel=1e-3)  # so the two cases differ

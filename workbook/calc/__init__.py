@@ -28,11 +28,12 @@ SHEETS: dict[str, str] = {
     "sharded_state": "ZeRO",
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
-    "comm": "Comm",
     "step_inputs": "Step Time",
     "step_time": "Step Time",
     "step_total": "Step Time",
+    "step_gpus": "Step Time",
     "train_time": "Step Time",
+    "comm": "Comm",  # after Step Time: its ratios and shares are against the step time in use
     "storage": "Storage",
     "inference": "Inference",
     "cost": "Cost",

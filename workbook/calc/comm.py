@@ -4,7 +4,9 @@ links (spec 17.6.3-17.6.10).
 Links: TP, EP and CP groups inside a node use the Hardware sheet's NVLink planning bandwidth;
 groups that span nodes, DP and PP across nodes use one NIC per GPU (NIC line rate x network
 efficiency x NICs/GPUs per node). Ring times include the alpha term (IB latency default).
-Compute per step is the Plan sheet's step time at the scenario MFU.
+Compute per step is the step time in use (Step Time sheet, last block: the step model, or the
+MFU given, by the scenario's time model), so this sheet comes after Step Time in
+workbook.calc.SHEETS; the step model does its own communication and reads nothing here.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ QUANTITIES = [
     Q("comm_dp_pp_bw_GBps", "GB/s", "Bandwidth of the DP and PP traffic (NIC if multi-node, else intra-node)", "17.6.3"),
     Q("comm_alpha_s", "s", "Latency per ring step (IB switch latency)", "17.6.2"),
     Q("comm_activation_GB", "GB", "One micro-batch activation B·S·d at 2 B (the unit of TP/PP/EP traffic)", "17.6.4"),
-    Q("comm_compute_step_s", "s", "Compute time per step (Plan sheet step time)", "17.6.8"),
+    Q("comm_compute_step_s", "s", "Compute time per step: the step time in use (step model, else MFU given)",
+      "17.6.8"),
     Q("comm_dp_grad_shard_GB", "GB", "Gradient shard each DP·CP rank all-reduces, 2P/(TP·PP)", "17.6.3"),
     Q("comm_dp_volume_GB", "GB", "DP all-reduce bytes sent per GPU per step", "17.6.3"),
     Q("comm_dp_time_s", "s", "DP all-reduce time per step (ring)", "17.6.3"),
@@ -74,7 +77,7 @@ def compute(ctx: Context) -> dict[str, float]:
     multi_node = t.num_gpus > gpn
     tp, pp, ga = t.tp, t.pp, t.grad_accum
     dp = t.num_gpus // (tp * pp)  # gradients are reduced over DP·CP (Megatron's dp_cp group)
-    compute_s = q["plan_step_time_s"]
+    compute_s = q["train_step_time_s"]  # the time model in use
     act = dict(micro_batch=t.micro_batch, seq_len=t.seq_len, d_model=float(m.d_model))
     intra = nvlink if nvlink > 0 else ib
 

@@ -55,7 +55,7 @@ QUANTITIES = [
     Q("plan_gpus_memory_floor", "GPUs", "GPU floor from memory: ceil(16·P / usable HBM) (ZeRO-3)", "17.5.10"),
     Q("plan_gpus_time_raw", "GPUs", "GPUs to meet the target days at the MFU given, unrounded (incl. overhead)", "17.5.4"),
     Q("plan_gpus_needed", "GPUs", "GPUs the target days need at the MFU given: max(memory, time) in whole TP·CP·PP replicas", "17.5.4",
-      note="advisory: the job runs on its input N"),
+      note="advisory: the job runs on its input N; the count in use is train_gpus_needed (Step Time)"),
     Q("plan_gpus_needed_dp", "GPUs", "Data-parallel replicas at the needed GPU count", "17.5.10"),
     Q("plan_nodes_to_buy", "nodes", "Nodes to procure: the job's GPUs plus spares, in whole nodes", "17.5.4"),
     Q("plan_gpus_to_buy", "GPUs", "GPUs to procure (whole nodes; the cost is priced on these)", "17.5.4"),

@@ -1,6 +1,7 @@
 """Storage sheet: dataset, data loading, checkpoints and logs of one training run (spec 17.7).
 
-Step time and run length come from the Plan sheet (ctx.q). Storage inputs are resolved (no nulls);
+Tokens per step come from the Plan sheet; the step time and run length are the ones in use
+(train_step_time_s, train_days: the step model, or the MFU given, by the scenario's time model). Storage inputs are resolved (no nulls);
 planning constants without a scenario field are read from ctx.defaults by key.
 """
 
@@ -73,8 +74,8 @@ def compute(ctx: Context) -> dict[str, float]:
     d = ctx.defaults
     n = t.num_gpus
     dp = n // (t.tp * t.cp * t.pp)  # data-parallel replicas (the Plan sheet's plan_dp)
-    step_s = q["plan_step_time_s"]
-    run_days = q["plan_train_days_with_overhead"]
+    step_s = q["train_step_time_s"]  # the time model in use
+    run_days = q["train_days"]
     tokens_step = q["plan_tokens_per_step"]
     raw = sto.dataset_bytes(tokens=t.tokens, bytes_per_token=so.dataset_bytes_per_token)
     tok_bytes = UINT16_BYTES if int(m.vocab) < UINT16_VOCAB else UINT32_BYTES

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from workbook.reference import args
 from workbook.reference.training import ceil_count, gpus_raw, round_gpus_to_group
 from workbook.units import GB, MB, TB
 
@@ -119,6 +120,32 @@ def plan_gpus(*, total_FLOP: float, target_days: float, peak_TFLOPS: float, mfu:
     n_time = gpus_raw(total_FLOP=total_FLOP, target_days=target_days, peak_TFLOPS=peak_TFLOPS, mfu=mfu)
     r = round_gpus_to_group(gpus=max(n_time, gpus_memory), tp=tp, pp=pp)
     return {"gpus_time": n_time, "gpus_memory": gpus_memory, "gpus": r["gpus"], "dp": r["groups"]}
+
+
+def layout_gpu_step(*, gpus_per_node: int, tp: int, cp: int, pp: int, etp: int, ep: int) -> int:
+    """The step in which a layout's GPU count grows: whole nodes, whole TP·CP·PP replicas, and ETP·EP·PP
+    dividing N. The largest of GPUs per node, TP·CP·PP and ETP·EP·PP when it is a multiple of the other
+    two (powers of two, the usual case: then it is their least common multiple), else their product (a
+    common multiple, not always the least; the workbook's function list has no LCM)."""
+    args.positive(gpus_per_node=gpus_per_node, tp=tp, cp=cp, pp=pp, etp=etp, ep=ep)
+    parts = (gpus_per_node, tp * cp * pp, etp * ep * pp)
+    top = max(parts)
+    return top if all(top % x == 0 for x in parts) else math.prod(parts)
+
+
+def gpus_for_target_at_layout(*, num_gpus: float, days: float, target_days: float, gpu_step: int,
+                              gpus_memory: float = 0) -> dict[str, float]:
+    """GPUs the target days need if the layout's per-GPU throughput stays what it is at *num_gpus*:
+    N_time = N·days / target days (days scale as 1/N; an approximation: more DP replicas at the same
+    TP, CP, PP, EP, micro-batch and GA, DP communication assumed no more exposed), then
+    max(N_time, N_mem) rounded up to whole *gpu_step*s, and the days at that count (spec 17.5.4's
+    procedure at a modelled throughput instead of a typed MFU)."""
+    args.positive(num_gpus=num_gpus, days=days, target_days=target_days, gpu_step=gpu_step)
+    args.nonnegative(gpus_memory=gpus_memory)
+    n_time = num_gpus * days / target_days
+    steps = ceil_count(max(n_time, gpus_memory) / gpu_step)
+    n = steps * gpu_step
+    return {"gpus_time": n_time, "gpus": n, "days": days * num_gpus / n}
 
 
 def sensitivity_factor(*, tokens_factor: float = 1.0, mfu_from: float = 1.0, mfu_to: float = 1.0,

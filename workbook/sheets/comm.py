@@ -3,6 +3,7 @@ on the scenario's links (spec 17.6.2-17.6.10).
 
 A group inside one node (TP, EP over TP·PP·EP GPUs, CP over TP·CP GPUs) uses the NVLink planning bandwidth, else
 one NIC per GPU; DP and PP use the NIC when the job spans nodes. Volumes are bytes sent per GPU.
+The compute time per step they are set against is the step time in use (Step Time sheet).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ ITEMS = {
     "comm_dp_pp_bw_GBps": "=IF({comm_multi_node_flag}=1,{comm_ib_per_gpu_GBps},{comm_intra_node_GBps})",
     "comm_alpha_s": "=d_ib_latency_us/c_us_per_s",
     "comm_activation_GB": "={training.micro_batch}*{training.seq_len}*{model_d_model}*c_comm_act_bytes/c_GB",
-    "comm_compute_step_s": "={plan_step_time_s}",
+    "comm_compute_step_s": "={train_step_time_s}",
     "comm_dp_grad_shard_GB": "=c_comm_grad_bytes*{params_total}/({training.tp}*{training.pp})/c_GB",
     "comm_dp_volume_GB": "=c_two*({plan_dp_cp}-1)/{plan_dp_cp}*{comm_dp_grad_shard_GB}",
     # ring all-reduce: 2(DP-1) latency steps + bytes sent / bandwidth (0 when DP = 1)

@@ -15,6 +15,8 @@ ITEMS = {
     "train_days": f"=IF({_STEP},{{st_train_days_with_overhead}},{{plan_train_days_with_overhead}})",
     "train_job_gpu_hours": "={training.num_gpus}*{train_days}*c_hours_per_day",
     "train_meets_target_flag": "=IF({train_days}<={training.target_days},1,0)",
+    "train_gpus_needed": f"=IF({_STEP},{{st_gpus_needed}},{{plan_gpus_needed}})",
+    "train_days_at_needed_gpus": f"=IF({_STEP},{{st_days_at_needed_gpus}},{{plan_days_at_needed_gpus}})",
     "train_mfu_in_band_flag": "=IF(AND({train_mfu}>=c_plan_mfu_band_low,{train_mfu}<=c_plan_mfu_band_high),1,0)",
     "train_step_vs_mfu_days_x": "={st_train_days_with_overhead}/{plan_train_days_with_overhead}",
 }
