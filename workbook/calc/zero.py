@@ -15,7 +15,7 @@ from __future__ import annotations
 from workbook.calc.base import Context, Q
 from workbook.reference import offload as off
 from workbook.reference import zero as zr
-from workbook.units import GB, MiB
+from workbook.units import GB
 
 QUANTITIES = [
     Q("model_parallel_degree", "GPUs", "Model-parallel group size TP x PP", "17.4.8"),
@@ -90,8 +90,9 @@ def compute(ctx: Context) -> dict[str, float]:
     tensor_parts = {"zero_weights_GB": q["state_weights_GB"], "zero_grads_GB": q["state_grads_GB"],
                     "zero_optimizer_GB": q["state_optimizer_GB"], "zero_activations_GB": q["state_act_per_gpu_GB"],
                     "zero_gathered_layer_GB": q["state_zero3_working_set_GB"]}
-    device = float(ctx.gpu.hbm_device_MiB) * MiB / GB
-    capacity = hbm if book else device * t.hbm_allocatable_frac
+    device = zr.device_capacity_GB(hbm_device_MiB=float(ctx.gpu.hbm_device_MiB), allocatable_frac=1.0)
+    capacity = hbm if book else zr.device_capacity_GB(hbm_device_MiB=float(ctx.gpu.hbm_device_MiB),
+                                                      allocatable_frac=t.hbm_allocatable_frac)
     out = {
         **(book_parts if book else tensor_parts),
         "zero_book_total_per_gpu_GB": total[t.zero_stage],
@@ -105,7 +106,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "zero_hbm_device_GB": device,
         "zero_hbm_capacity_GB": capacity,
         "zero_hbm_headroom_GB": capacity - chosen,
-        "zero_fits_hbm_flag": chosen <= capacity,
+        "zero_fits_hbm_flag": zr.fits(need_GB=chosen, capacity_GB=capacity),
         "zero1_sharded_slice_GB": zr.zero_sharded_slice_GB(
             params=P / mp, stage=1, n=n, optimizer_bytes=q["train_optimizer_bytes_per_param"]),
         "dp_allreduce_traffic_GB": dp,

@@ -6,7 +6,7 @@ working set (the gathered largest layer, DeepSpeed's estimator) is ``zero3_worki
 
 from __future__ import annotations
 
-from workbook.units import GB
+from workbook.units import GB, MiB
 
 STAGES = (0, 1, 2, 3)
 
@@ -93,3 +93,18 @@ def deepspeed_zero3_gpu_bytes(*, total_params: float, largest_layer_params: floa
         raise ValueError("total_gpus >= 1, parameter counts >= 0")
     return (zero3_working_set_bytes(layer_params=largest_layer_params)
             + int(state_bytes_per_param * total_params / total_gpus))
+
+
+# --------------------------------------------------------------------------- what a fit compares with
+def device_capacity_GB(*, hbm_device_MiB: float, allocatable_frac: float) -> float:
+    """Memory a training job can fill on one GPU, GB: the device's bytes as nvidia-smi reports them
+    (MiB = 2^20 B; 81,559 MiB = 85.5 GB on an "80 GB" H100) x the share the caching allocator can
+    hand out (fragmentation; the CUDA context and NCCL buffers are the runtime overhead)."""
+    if hbm_device_MiB <= 0 or not 0 < allocatable_frac <= 1:
+        raise ValueError("hbm_device_MiB > 0 and 0 < allocatable_frac <= 1")
+    return hbm_device_MiB * MiB / GB * allocatable_frac
+
+
+def fits(*, need_GB: float, capacity_GB: float) -> bool:
+    """The memory fit check: need <= capacity."""
+    return need_GB <= capacity_GB
