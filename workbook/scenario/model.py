@@ -103,8 +103,8 @@ class TrainingInputs(_Strict):
                                      ge=0.5, le=1,
                                      desc="Share of the device memory (nvidia-smi total, hbm_device_MiB) the "
                                      "allocator can fill with tensors: the tensor model's fit check",
-                                     note="GMLake (arXiv 2401.08156): caching-allocator fragmentation wastes "
-                                     "9.2 of 80 GB on average, 1 - 9.2/80; context and NCCL are the runtime overhead")
+                                     note="GMLake (arXiv 2401.08156) recovers 9.2 of 80 GB of PyTorch allocator "
+                                     "fragmentation on average: 1 - 9.2/80; context, NCCL: runtime overhead")
     tp_overlap_frac: float = In(0.0, title="TP overlap", unit="fraction", example=0.5, ge=0, le=1,
                                 desc="Fraction of TP communication hidden under compute",
                                 note="spec 17.6.8: 50-60 %; 0 = none")
