@@ -22,7 +22,7 @@ def make_ctx(**training) -> Context:
         storage=SimpleNamespace(dataset_bytes_per_token=4, ckpt_bytes_per_param=16, ckpt_interval_steps=1000,
                                 ckpt_keep=20, mtbf_gpu_hours=10000, fs_write_GBps=100, fs_read_GBps=100),
     )
-    gpu = SimpleNamespace(bf16_dense_TFLOPS=PEAK, hbm_GB=80, hbm_bw_GBps=3350, nvlink_bw_GBps=400, gpus_per_node=8)
+    gpu = SimpleNamespace(bf16_dense_TFLOPS=PEAK, hbm_GB=80, hbm_device_MiB=81559, hbm_bw_GBps=3350, nvlink_bw_GBps=400, gpus_per_node=8)
     model = SimpleNamespace(layers=32, d_model=4096, n_heads=32, n_kv_heads=32, head_dim=128, vocab=32000,
                             moe=False, top_k=None, n_dense_layers=None)
     q = {"train_peak_TFLOPS": PEAK, "params_total": P, "params_active": P,

@@ -16,7 +16,7 @@ LLAMA7B = SimpleNamespace(
     published_params_total=6_738_415_616, published_params_active=None, hypothetical=False,
 )
 H800 = SimpleNamespace(
-    hbm_GB=80, hbm_bw_GBps=3350, bf16_dense_TFLOPS=989.5, fp16_dense_TFLOPS=989.5, fp8_dense_TFLOPS=1979,
+    hbm_GB=80, hbm_device_MiB=81559, hbm_bw_GBps=3350, bf16_dense_TFLOPS=989.5, fp16_dense_TFLOPS=989.5, fp8_dense_TFLOPS=1979,
     int8_dense_TOPS=1979, fp4_dense_TFLOPS=None, fp32_TFLOPS=67, nvlink_bw_GBps=400, nvlink_links=8,
     pcie_gen=5, pcie_bw_GBps=64, tdp_W=700, gpus_per_node=8, memory_kind="HBM3",
 )

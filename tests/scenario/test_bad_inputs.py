@@ -31,7 +31,7 @@ EXPECTED: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
     "bad_expert_layout.yaml": (6, "training.ep", ("ep=3 must divide the model's 8 routed experts",)),
     "bad_pp_layers.yaml": (6, "training.pp", ("pp=16 exceeds the model's 12 layers",)),
     "bad_inline_arch.yaml": (10, "model_arch.vocab", ("-5", "1 <= x <= 10000000")),
-    "duplicate_gpu_ids.yaml": (15, "[1].id", ("duplicate id 'x1'", "line 1")),
+    "duplicate_gpu_ids.yaml": (16, "[1].id", ("duplicate id 'x1'", "line 1")),
     "catalog_out_of_range.yaml": (5, "[0].hbm_GB", ("-80", "0 < x <= 10000")),
     "catalog_unknown_field.yaml": (15, "[0].hbm_bandwidth", ("unknown field", "hbm_bw_GBps")),
     "catalog_missing_field.yaml": (1, "[0].hbm_bw_GBps", ("required field is missing",)),

@@ -209,6 +209,21 @@ def _(b, cat):
     b.plan("training.target_days", 3, 1)
 
 
+@edit("allocatable_full")  # scenario 0 on the tensor model with 60 GB of activations, all device bytes allocatable
+def _(b, cat):
+    b.plan("training.memory_model", 0, "tensors")
+    b.plan("training.act_GB", 0, 60)
+    b.plan("training.hbm_allocatable_frac", 0, 1.0)
+
+
+@edit("allocatable_half")  # the same with half the device allocatable; scenario 1 (book model) too
+def _(b, cat):
+    b.plan("training.memory_model", 0, "tensors")
+    b.plan("training.act_GB", 0, 60)
+    b.plan("training.hbm_allocatable_frac", 0, 0.5)
+    b.plan("training.hbm_allocatable_frac", 1, 0.5)
+
+
 # ---------------------------------------------------------------- fixture
 
 
@@ -617,3 +632,23 @@ def test_purpose_serving_turns_training_checks_off(rc, base, name):
     assert r.master == "ALL CHECKS PASS"
     if name == "purpose_serving_target_missed":  # the plan does miss the 1-day deadline; it just does not count
         assert r.get("Plan", "plan_meets_target_flag", i) == 0.0
+
+
+def test_allocatable_share_of_the_device_bytes_drives_the_tensor_models_fit(rc, base, catalog):
+    """Scenario 0 (ZeRO-3, 256 H800) on the tensor model needs about 63 GB with 60 GB of activations:
+    inside the H800's 81,559 MiB (85.5 GB), outside half of it. The book model keeps its 80 GB."""
+    zero = "ZeRO"
+    device = catalog.gpus["h800"].hbm_device_MiB * 2**20 / 1e9
+    for name, frac, fits in (("allocatable_full", 1.0, 1.0), ("allocatable_half", 0.5, 0.0)):
+        r = rc[name]
+        need = r.get(zero, "zero_total_per_gpu_GB", 0)
+        assert close(need, r.get(zero, "state_total_per_gpu_GB", 0))
+        assert r.get(zero, "zero_gathered_layer_GB", 0) > 0  # ZeRO-3: the gathered block is held
+        assert close(r.get(zero, "zero_hbm_capacity_GB", 0), device * frac)
+        assert close(r.get(zero, "zero_hbm_headroom_GB", 0), device * frac - need)
+        assert r.get(zero, "zero_fits_hbm_flag", 0) == fits
+        assert r.get("Checks", "check_train_memory_fits", 0) == 1.0 - fits
+        assert r.get("Summary", "summary_train_memory", 0) == ("PASS" if fits else "FAIL")
+    half = rc["allocatable_half"]
+    assert half.get(zero, "zero_hbm_capacity_GB", 1) == base.get(zero, "zero_hbm_capacity_GB", 1) == 80
+    assert half.get(zero, "zero_fits_hbm_flag", 1) == base.get(zero, "zero_fits_hbm_flag", 1)

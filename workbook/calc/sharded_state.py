@@ -10,8 +10,14 @@ gradients, 3 also the weights: dense state over DP·CP, expert state over EDP = 
 Bytes per parameter are the Training Memory sheet's (training precision, gradient precision,
 optimizer with its FP32 master), so 18 B/param is BF16 weights, FP32 gradients and Adam.
 
-The rank's memory is its state plus its activations (Activations sheet); the most loaded rank is
-one of the four candidates there, ``state_total_per_gpu_GB`` the reference's maximum over all ranks.
+At ZeRO-3 a rank also holds the largest layer it gathers (DeepSpeed stage3.py
+``estimate_zero3_model_states_mem_needs``: 4 B/param of the largest layer, the gathered 16-bit
+weights and their gradients): one transformer block of each kind its stage holds, the embedding on
+the first stage, the LM head on the last, per GPU. Model states = state + that working set.
+
+The rank's memory is its model states plus its activations (Activations sheet); the most loaded
+rank is one of the four candidates there, ``state_total_per_gpu_GB`` the reference's maximum over
+all ranks.
 """
 
 from __future__ import annotations
@@ -19,10 +25,12 @@ from __future__ import annotations
 from workbook.calc.act_stages import CANDIDATES, candidate_stages, stage_activations
 from workbook.calc.base import Context, Q
 from workbook.reference import sharded_state as ss
+from workbook.reference import zero as zr
 from workbook.units import GB
 
 _M = "Megatron theoretical_memory_usage.py"
 _Z = "Rajbhandari 2020 (ZeRO)"
+_D = "DeepSpeed stage3.py estimate_zero3_model_states_mem_needs"
 _GROUPS = ("weights", "grads", "optimizer")
 
 QUANTITIES = [
@@ -36,12 +44,19 @@ QUANTITIES = [
     *[Q(f"state_{kind}_{g}_bytes_per_param", "B/param",
         f"{kind.capitalize()} {g} bytes per parameter at the ZeRO stage (over {deg})", _Z)
       for kind, deg in (("dense", "DP x CP"), ("expert", "EDP")) for g in _GROUPS],
+    Q("state_dense_block_gpu_params", "params", "One dense block per GPU, gathered: (attention + dense FFN) / TP + norms", _D),
+    Q("state_moe_block_gpu_params", "params",
+      "One MoE block per GPU, gathered: (attention + shared experts) / TP + norms + router + routed experts / (EP x ETP)", _D),
+    Q("state_zero3_gather_bytes_per_param", "B/param",
+      "ZeRO-3 working-set bytes per gathered parameter: weights + their gradients (0 below ZeRO-3)", _D),
     Q("state_dense_bytes_per_param", "B/param", "Dense state bytes per parameter at the ZeRO stage", _Z),
     Q("state_expert_bytes_per_param", "B/param", "Expert state bytes per parameter at the ZeRO stage", _Z),
     *[q for x, name in CANDIDATES for q in (
         Q(f"state_st{x}_dense_params", "params", f"Stage {name}: dense parameters per GPU", _M),
-        Q(f"state_st{x}_expert_params", "params", f"Stage {name}: expert parameters per GPU", _M))],
-    *[Q(f"state_st{x}_total_GB", "GB", f"Stage {name}: state + activations per GPU", _M) for x, name in CANDIDATES],
+        Q(f"state_st{x}_expert_params", "params", f"Stage {name}: expert parameters per GPU", _M),
+        Q(f"state_st{x}_zero3_layer_params", "params",
+          f"Stage {name}: largest layer gathered per GPU (a block, embedding on the first, head on the last)", _D))],
+    *[Q(f"state_st{x}_total_GB", "GB", f"Stage {name}: model states + activations per GPU", _M) for x, name in CANDIDATES],
     Q("state_worst_pick", "count", "Most loaded candidate (1 = A ... 4 = D)", _M),
     Q("state_worst_stage", "stage", "Most loaded pipeline rank", _M),
     Q("state_dense_params_per_gpu", "params", "Dense parameters per GPU on the most loaded rank", _M),
@@ -50,8 +65,12 @@ QUANTITIES = [
     Q("state_grads_GB", "GB", "Gradients per GPU on the most loaded rank (tensor model)", _M),
     Q("state_optimizer_GB", "GB", "Optimizer states per GPU on the most loaded rank (tensor model)", _M),
     Q("state_per_gpu_GB", "GB", "Weights + gradients + optimizer per GPU on the most loaded rank", _M),
+    Q("state_zero3_layer_params", "params", "Largest layer gathered per GPU on the most loaded rank", _D),
+    Q("state_zero3_working_set_GB", "GB", "ZeRO-3 working set per GPU: the gathered layer's weights + gradients", _D),
+    Q("state_model_states_per_gpu_GB", "GB",
+      "Model states per GPU: weights + gradients + optimizer + ZeRO-3 working set (DeepSpeed's estimate)", _D),
     Q("state_act_per_gpu_GB", "GB", "Activations on the most loaded rank (or the per-GPU override)", _M),
-    Q("state_total_per_gpu_GB", "GB", "Training memory per GPU, tensor model: most loaded rank + overhead", _M),
+    Q("state_total_per_gpu_GB", "GB", "Training memory per GPU, tensor model: model states + activations + overhead", _M),
 ]
 
 
@@ -80,6 +99,10 @@ def compute(ctx: Context) -> dict[str, float]:
         "state_embedding_params": c["embedding"],
         "state_head_params": last["tp_sharded"],
         "state_final_norm_params": c["final_norm"],
+        "state_dense_block_gpu_params": ss.block_params_per_gpu(c, moe_layer=False, tp=t.tp, ep=t.ep, etp=etp),
+        "state_moe_block_gpu_params": ss.block_params_per_gpu(c, moe_layer=True, tp=t.tp, ep=t.ep, etp=etp),
+        "state_zero3_gather_bytes_per_param": zr.zero3_working_set_bytes(
+            layer_params=1.0, weight_bytes=rec["weights"]) if t.zero_stage == 3 else 0.0,
     }
     for kind, degree in (("dense", state["dp"] * t.cp), ("expert", state["edp"])):
         b = ss.state_components_bytes_per_param(recipe=rec, zero_stage=t.zero_stage, shard_degree=degree)
@@ -97,7 +120,8 @@ def compute(ctx: Context) -> dict[str, float]:
         row = state["per_stage"][i]
         out[f"state_st{x}_dense_params"] = row["dense_params"]
         out[f"state_st{x}_expert_params"] = row["expert_params"]
-        totals.append(row["total_bytes"] / GB + act_GB(i))
+        out[f"state_st{x}_zero3_layer_params"] = row["zero3_layer_params"]
+        totals.append(row["model_states_bytes"] / GB + act_GB(i))
         out[f"state_st{x}_total_GB"] = totals[-1]
     pick = totals.index(max(totals))
     worst = state["per_stage"][picks[pick]]
@@ -111,8 +135,12 @@ def compute(ctx: Context) -> dict[str, float]:
         "state_grads_GB": worst["grads"] / GB,
         "state_optimizer_GB": worst["optimizer"] / GB,
         "state_per_gpu_GB": worst["total_bytes"] / GB,
+        "state_zero3_layer_params": worst["zero3_layer_params"],
+        "state_zero3_working_set_GB": worst["zero3_working_bytes"] / GB,
+        "state_model_states_per_gpu_GB": worst["model_states_bytes"] / GB,
         "state_act_per_gpu_GB": act_GB(picks[pick]),
         # the reference's maximum over every rank (the sheet's is over the four candidates)
-        "state_total_per_gpu_GB": max(s["total_bytes"] / GB + act_GB(s["stage"]) for s in state["per_stage"]) + ovh,
+        "state_total_per_gpu_GB": max(s["model_states_bytes"] / GB + act_GB(s["stage"])
+                                      for s in state["per_stage"]) + ovh,
     })
     return out

@@ -5,7 +5,9 @@ Book model (spec 17.4.5-17.4.8): parameters are first split over the model-paral
 ZeRO shards over DP·CP = num_gpus/(TP·PP). Activations per GPU are the micro-batch's activations /
 TP (sequence-parallel TP; with 1F1B the first pipeline stage holds PP micro-batches of L/PP layers,
 i.e. one model's worth). Tensor model (the default): ``workbook.calc.sharded_state`` above these
-rows. ``training.memory_model`` picks which total feeds the fit check and the Summary.
+rows, ZeRO-3's gathered layer included. ``training.memory_model`` picks which total feeds the fit
+check and the Summary, and what it is compared with: the book's hbm_GB ("80 GB"), or the device
+memory nvidia-smi reports (hbm_device_MiB) x ``training.hbm_allocatable_frac``.
 """
 
 from __future__ import annotations
@@ -33,9 +35,14 @@ QUANTITIES = [
     Q("zero_grads_GB", "GB", "Per-GPU gradients, memory model in use (sharded from ZeRO-2; chart component)", "17.4.8"),
     Q("zero_optimizer_GB", "GB", "Per-GPU optimizer states, memory model in use (sharded from ZeRO-1; chart component)", "17.4.8"),
     Q("zero_activations_GB", "GB", "Per-GPU activations, memory model in use (chart component)", "17.4.7"),
+    Q("zero_gathered_layer_GB", "GB", "Per-GPU ZeRO-3 gathered layer, tensor model (chart component; 0 in the book model)",
+      "DeepSpeed stage3.py"),
     Q("zero_overhead_GB", "GB", "Per-GPU runtime overhead (chart component)", "17.4.7"),
-    Q("zero_hbm_headroom_GB", "GB", "HBM left per GPU at the chosen stage (negative = short)", "17.4.7"),
-    Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in HBM (1 = fits)", "17.4.8"),
+    Q("zero_hbm_device_GB", "GB", "Device memory as nvidia-smi reports it (hbm_device_MiB x 2^20 B)", "nvidia-smi"),
+    Q("zero_hbm_capacity_GB", "GB",
+      "Memory the fit check compares with: book hbm_GB; tensor model device memory x allocatable fraction", "17.4.7"),
+    Q("zero_hbm_headroom_GB", "GB", "Memory left per GPU at the chosen stage (capacity - total; negative = short)", "17.4.7"),
+    Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in the capacity of the memory model in use (1 = fits)", "17.4.8"),
     Q("zero0_fits_flag", "0/1", "ZeRO-0 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
     Q("zero1_fits_flag", "0/1", "ZeRO-1 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
     Q("zero2_fits_flag", "0/1", "ZeRO-2 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
@@ -79,8 +86,13 @@ def compute(ctx: Context) -> dict[str, float]:
         "zero_optimizer_GB": per_mp * q["train_optimizer_bytes_per_param"] / (n if stage >= 1 else 1),
         "zero_activations_GB": act,
     }
+    book_parts["zero_gathered_layer_GB"] = 0.0
     tensor_parts = {"zero_weights_GB": q["state_weights_GB"], "zero_grads_GB": q["state_grads_GB"],
-                    "zero_optimizer_GB": q["state_optimizer_GB"], "zero_activations_GB": q["state_act_per_gpu_GB"]}
+                    "zero_optimizer_GB": q["state_optimizer_GB"], "zero_activations_GB": q["state_act_per_gpu_GB"],
+                    "zero_gathered_layer_GB": q["state_zero3_working_set_GB"]}
+    device = zr.device_capacity_GB(hbm_device_MiB=float(ctx.gpu.hbm_device_MiB), allocatable_frac=1.0)
+    capacity = hbm if book else zr.device_capacity_GB(hbm_device_MiB=float(ctx.gpu.hbm_device_MiB),
+                                                      allocatable_frac=t.hbm_allocatable_frac)
     out = {
         **(book_parts if book else tensor_parts),
         "zero_book_total_per_gpu_GB": total[t.zero_stage],
@@ -91,8 +103,10 @@ def compute(ctx: Context) -> dict[str, float]:
         "zero_static_per_gpu_GB": static[t.zero_stage],
         "zero_act_per_gpu_GB": act,
         "zero_total_per_gpu_GB": chosen,
-        "zero_hbm_headroom_GB": hbm - chosen,
-        "zero_fits_hbm_flag": chosen <= hbm,
+        "zero_hbm_device_GB": device,
+        "zero_hbm_capacity_GB": capacity,
+        "zero_hbm_headroom_GB": capacity - chosen,
+        "zero_fits_hbm_flag": zr.fits(need_GB=chosen, capacity_GB=capacity),
         "zero1_sharded_slice_GB": zr.zero_sharded_slice_GB(
             params=P / mp, stage=1, n=n, optimizer_bytes=q["train_optimizer_bytes_per_param"]),
         "dp_allreduce_traffic_GB": dp,

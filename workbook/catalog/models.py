@@ -41,6 +41,8 @@ class Gpu(_Record):
     """One GPU. NVLink/PCIe figures are as quoted; a direction factor is a separate input."""
 
     hbm_GB: float = Field(..., gt=0, le=10_000, description="device memory (GB)")
+    hbm_device_MiB: float = Field(..., gt=0, le=10_000_000,
+                                  description="device memory as nvidia-smi reports it (MiB = 2^20 B; above the CUDA runtime total)")
     hbm_bw_GBps: float = Field(..., gt=0, le=1e6, description="memory bandwidth (GB/s)")
     bf16_dense_TFLOPS: float = Field(..., gt=0, le=1e6, description="dense BF16 tensor peak (TFLOPS)")
     fp16_dense_TFLOPS: float = Field(..., gt=0, le=1e6, description="dense FP16 tensor peak (TFLOPS)")

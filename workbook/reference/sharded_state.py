@@ -15,6 +15,10 @@ Sources:
   gradients, stage 3 also the weights, over the data-parallel group.
 * DeepSeek-V3 technical report (arXiv 2412.19437) §3.2.2 (DualPipe keeps two copies of the
   parameters), §3.3.2 (BF16 AdamW moments, FP32 master weights and gradients).
+* DeepSpeed ``deepspeed/runtime/zero/stage3.py`` ``estimate_zero3_model_states_mem_needs`` and
+  ``docs/code-docs/source/memory.rst``: under ZeRO-3 a GPU also holds the layer being run, gathered
+  (16-bit weights + the 16-bit gradients computed before the reduce-scatter, 4 B/param):
+  ``largest_layer_memory + 18 * params / total_gpus`` per GPU without offload.
 
 Layout (Megatron's parallel folding): the world N = TP·PP·CP·DP for dense parameters; experts use
 N = ETP·EP·PP·EDP, so EP lives inside DP·CP and the expert-data-parallel size is
@@ -30,6 +34,7 @@ from typing import Any
 
 from workbook.reference.activations import stage_layer_counts
 from workbook.reference.params import attention_params, expert_params, ffn_params, mla_attention_params
+from workbook.reference.zero import zero3_working_set_bytes
 from workbook.units import GB, GiB
 
 #: bytes per parameter of each state component by training recipe (name -> component -> bytes)
@@ -213,6 +218,46 @@ def stage_params(*, counts: dict[str, float], first_layer: int, n_layers: int, f
     return {"tp_sharded": tp_sh, "replicated": repl, "expert": expert}
 
 
+# --------------------------------------------------------------------------- ZeRO-3 gathered layer
+def block_params_per_gpu(counts: dict[str, float], *, moe_layer: bool, tp: int = 1, ep: int = 1,
+                         etp: int | None = None) -> float:
+    """One transformer block's parameters on one GPU once ZeRO-3 has gathered it over DP: the
+    TP-sharded linear weights / TP, the replicated norms (and router), routed experts / (EP·ETP)."""
+    _pos(tp=tp, ep=ep)
+    c, etp = counts, tp if etp is None else etp
+    repl = c["attention_norm_per_layer"] + c["norm_per_layer"]
+    if moe_layer:
+        return ((c["attention_per_layer"] + c["shared_experts_per_moe_layer"]) / tp + repl
+                + c["router_per_moe_layer"] + c["routed_experts_per_moe_layer"] / (ep * etp))
+    return (c["attention_per_layer"] + c["dense_ffn_per_dense_layer"]) / tp + repl
+
+
+def gathered_layer_params(counts: dict[str, float], *, first_layer: int, n_layers: int, first_stage: bool,
+                          last_stage: bool, pp: int, tp: int = 1, ep: int = 1, etp: int | None = None) -> float:
+    """The largest unit ZeRO-3 gathers at once on a GPU of a pipeline stage: one transformer block
+    of each kind the stage holds, the embedding on the first stage, the LM head on the last (both
+    split over TP; with tied embeddings the head is the embedding, a copy of it when PP > 1).
+
+    DeepSpeed's estimator takes the largest single module (``model_to_params``: each module's own
+    parameters, non-recursive), for a Llama the embedding or the head; FSDP gathers one wrapped
+    transformer block at a time. The block is taken whole here (the larger of the two readings
+    when a block outweighs the embedding, as in Llama 3 405B)."""
+    c = counts
+    idx = range(first_layer, first_layer + n_layers)
+    n_moe = sum(1 for j in idx if j >= c["n_dense_layers"])
+    cands = [0.0]
+    if n_layers - n_moe > 0:
+        cands.append(block_params_per_gpu(c, moe_layer=False, tp=tp, ep=ep, etp=etp))
+    if n_moe:
+        cands.append(block_params_per_gpu(c, moe_layer=True, tp=tp, ep=ep, etp=etp))
+    if first_stage:
+        cands.append(c["embedding"] / tp)
+    if last_stage:
+        head = c["embedding"] if c["tied"] and pp > 1 else c["output_head"]
+        cands.append(head / tp)
+    return max(cands)
+
+
 # --------------------------------------------------------------------------- per GPU
 def sharded_state_per_gpu_bytes(*, dense_params: float, expert_params: float, dense_shard_degree: float,
                                 expert_shard_degree: float, zero_stage: int = 0,
@@ -256,10 +301,15 @@ def model_state_per_gpu(
     Dense parameters of the stage: TP-sharded ones / TP plus replicated ones; expert parameters /
     (EP·ETP), ETP defaulting to TP (Megatron). ZeRO/distributed optimizer shards dense state over
     DP·CP and expert state over EDP = N/(ETP·EP·PP). ``dualpipe``: rank i holds stages i and
-    p − 1 − i (DeepSeek-V3 §3.2.2: two copies of the parameters).
+    p − 1 − i (DeepSeek-V3 §3.2.2: two copies of the parameters). At ZeRO stage 3 the rank also
+    holds its largest gathered layer (``gathered_layer_params``) at ``zero3_working_set_bytes``
+    (DeepSpeed's estimator: 2 × the weight bytes per parameter); ``model_states_bytes`` is the
+    state plus that working set, and the most loaded rank is the one with the most of it.
 
     Returns params per GPU (``dense_params``, ``expert_params``), the group sizes, the byte
-    breakdown of ``sharded_state_per_gpu_bytes``, ``total_GB`` / ``total_GiB`` and ``per_stage``.
+    breakdown of ``sharded_state_per_gpu_bytes``, ``total_GB`` / ``total_GiB`` (state only),
+    ``zero3_layer_params``, ``zero3_working_bytes``, ``model_states_bytes`` / ``model_states_GB``
+    and ``per_stage``.
     """
     etp = tp if etp is None else etp
     dp = dense_data_parallel(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp)
@@ -274,6 +324,7 @@ def model_state_per_gpu(
     if len(counts) != pp or sum(counts) != L:
         raise ValueError(f"stage_layers must give {pp} stages summing to {L} layers")
     starts = [sum(counts[:i]) for i in range(pp)]
+    weight_bytes = _recipe(recipe).get("weights", 0.0)
     raw = [stage_params(counts=c, first_layer=starts[i], n_layers=counts[i], first_stage=i == 0,
                         last_stage=i == pp - 1, pp=pp) for i in range(pp)]
     per_stage = []
@@ -283,10 +334,15 @@ def model_state_per_gpu(
         expert = sum(raw[j]["expert"] / (ep * etp) for j in held)
         b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert, dense_shard_degree=dp * cp,
                                         expert_shard_degree=edp, zero_stage=zero_stage, recipe=recipe)
+        layer = max(gathered_layer_params(c, first_layer=starts[j], n_layers=counts[j], first_stage=j == 0,
+                                          last_stage=j == pp - 1, pp=pp, tp=tp, ep=ep, etp=etp) for j in held)
+        work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
         row = {"stage": i, "stages_held": held, "dense_params": dense, "expert_params": expert, **b,
-               "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB}
+               "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
+               "zero3_layer_params": layer, "zero3_working_bytes": work,
+               "model_states_bytes": b["total_bytes"] + work, "model_states_GB": (b["total_bytes"] + work) / GB}
         per_stage.append(row)
-    pick = max(per_stage, key=lambda r: r["total_bytes"]) if stage is None else per_stage[stage]
+    pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
     res = dict(pick)
     res.update(dp=dp, edp=edp, etp=etp, per_stage=per_stage)
     return res

@@ -95,9 +95,16 @@ class TrainingInputs(_Strict):
                                     desc="Framework/runtime overhead per GPU")
     spare_fraction: float = In(0.0, title="Spare GPUs", unit="fraction", example=0.05, ge=0, le=1,
                                desc="Spare GPUs as a fraction of N", note="spec 17.5.4: 5-10 %")
-    usable_hbm_frac: float = In(0.75, title="Usable HBM", unit="fraction", example=0.75, ge=0.1, le=1,
-                                desc="HBM fraction usable for ZeRO-3 state in the GPU memory floor",
-                                note="spec 17.5.10 step 2: 60 of 80 GB")
+    usable_hbm_frac: float = In(0.75, title="Usable HBM (GPU floor)", unit="fraction", example=0.75, ge=0.1, le=1,
+                                desc="Planning margin: share of the catalogue HBM (hbm_GB) planned for ZeRO-3 "
+                                "state in the Plan's GPU memory floor",
+                                note="spec 17.5.10 step 2: 60 of 80 GB; not the fit check's hbm_allocatable_frac")
+    hbm_allocatable_frac: float = In(0.885, title="Allocatable device memory", unit="fraction", example=0.885,
+                                     ge=0.5, le=1,
+                                     desc="Share of the device memory (nvidia-smi total, hbm_device_MiB) the "
+                                     "allocator can fill with tensors: the tensor model's fit check",
+                                     note="GMLake (arXiv 2401.08156) recovers 9.2 of 80 GB of PyTorch allocator "
+                                     "fragmentation on average: 1 - 9.2/80; context, NCCL: runtime overhead")
     tp_overlap_frac: float = In(0.0, title="TP overlap", unit="fraction", example=0.5, ge=0, le=1,
                                 desc="Fraction of TP communication hidden under compute",
                                 note="spec 17.6.8: 50-60 %; 0 = none")

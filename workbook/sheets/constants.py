@@ -15,6 +15,7 @@ CONSTANTS: list[tuple[str, float, str, str, str]] = [
     ("TB", units.TB, "B/TB", "Bytes per TB (decimal)", "spec 17.1 §0"),
     ("MB", units.MB, "B/MB", "Bytes per MB (decimal)", "spec 17.1 §0"),
     ("GiB", units.GiB, "B/GiB", "Bytes per GiB (binary)", "spec 17.1 §0"),
+    ("MiB", units.MiB, "B/MiB", "Bytes per MiB (binary; nvidia-smi reports device memory in MiB)", "definition"),
     ("tera", units.TERA, "1/T", "Tera (TFLOPS to FLOP/s)", "SI prefix"),
     ("giga", units.GIGA, "1/G", "Giga (Gbit to bit, G-params)", "SI prefix"),
     ("mega", units.MEGA, "1/M", "Mega (1M tokens, M-params)", "SI prefix"),

@@ -2,7 +2,9 @@
 with dense parameters over TP x PP and routed experts over EP x ETP x PP; ZeRO (stage 1 optimizer,
 2 also gradients, 3 also weights) shards dense state over DP x CP and expert state over
 EDP = N/(ETP·EP·PP) (Megatron-LM theoretical_memory_usage.py, parallel folding; Rajbhandari et al.
-2020). The most loaded of the Activations sheet's four candidate ranks sets the memory per GPU.
+2020). At ZeRO-3 a rank also holds its largest gathered layer (DeepSpeed stage3.py
+estimate_zero3_model_states_mem_needs: weights + gradients of the layer, 4 B/param in BF16). The most
+loaded of the Activations sheet's four candidate ranks sets the memory per GPU.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ _GROUP = {"dense": "{plan_dp_cp}", "expert": "{plan_edp}"}
 _TOTALS = "{state_sta_total_GB}:{state_std_total_GB}"
 _PICK = "{state_worst_pick}"
 
+CONSTANTS = [
+    ("zero3_gathered_copies", 2.0, "x",
+     "ZeRO-3 working set: the gathered layer's weights and the gradients computed before the reduce-scatter",
+     "DeepSpeed docs memory.rst: largest_layer_memory = 4 x largest_layer_params (2 B fp16 params + 2 B fp16 grads)"),
+]
+
 
 def _bytes_per_param(kind: str, group: str) -> str:
     return f"={_BYTES[group]}/CHOOSE({_STAGE}," + _SHARD[group].replace("{g}", _GROUP[kind]) + ")"
@@ -34,13 +42,17 @@ def _candidate(x: str) -> dict[str, str]:
         f"+{n}*{{state_layer_replicated_params}}+{moe}*{{moe_router_params_per_layer}}"
         f"+IF({last},{{state_final_norm_params}},0)",
         f"state_st{x}_expert_params": f"={moe}*{{state_moe_layer_expert_params}}/({{training.ep}}*{{plan_etp}})",
+        # largest layer gathered at once: a block of each kind held, the embedding (first) / head (last) over TP
+        f"state_st{x}_zero3_layer_params": f"=MAX(0,IF({n}-{moe}>0,{{state_dense_block_gpu_params}},0),"
+        f"IF({moe}>0,{{state_moe_block_gpu_params}},0),IF({i}=0,{{state_embedding_params}}/{{training.tp}},0),"
+        f"IF({last},{{state_head_params}}/{{training.tp}},0))",
     }
 
 
 def _total(x: str) -> str:
     return (f"=({{state_st{x}_dense_params}}*{{state_dense_bytes_per_param}}+{{state_st{x}_expert_params}}"
-            f"*{{state_expert_bytes_per_param}})/c_GB+IF(ISBLANK({{training.act_GB}}),{{act_st{x}_GB}},"
-            "{training.act_GB})")
+            f"*{{state_expert_bytes_per_param}}+{{state_st{x}_zero3_layer_params}}*{{state_zero3_gather_bytes_per_param}})"
+            f"/c_GB+IF(ISBLANK({{training.act_GB}}),{{act_st{x}_GB}},{{training.act_GB}})")
 
 
 def _pick(fmt: str) -> str:
@@ -61,6 +73,10 @@ ITEMS = {
     "state_head_params": "=IF({model_tied_embeddings}=1,MIN(1,{training.pp}-1),1)*{model_vocab}*{model_d_model}",
     "state_final_norm_params": '=IF(INDEX(cat_model_norm,MATCH({model},cat_model_id,0))="layernorm",c_two,1)'
     "*{model_d_model}",
+    "state_dense_block_gpu_params": "={state_dense_layer_tp_params}/{training.tp}+{state_layer_replicated_params}",
+    "state_moe_block_gpu_params": "={state_moe_layer_tp_params}/{training.tp}+{state_layer_replicated_params}"
+    "+{moe_router_params_per_layer}+{state_moe_layer_expert_params}/({training.ep}*{plan_etp})",
+    "state_zero3_gather_bytes_per_param": f"=CHOOSE({_STAGE},0,0,0,c_zero3_gathered_copies)*{{train_weight_bytes_per_param}}",
     **{f"state_{kind}_{g}_bytes_per_param": _bytes_per_param(kind, g) for kind in _GROUP for g in _SHARD},
     **{f"state_{kind}_bytes_per_param": f"={{state_{kind}_weights_bytes_per_param}}"
        f"+{{state_{kind}_grads_bytes_per_param}}+{{state_{kind}_optimizer_bytes_per_param}}" for kind in _GROUP},
@@ -74,6 +90,9 @@ ITEMS = {
     "state_grads_GB": _component("grads"),
     "state_optimizer_GB": _component("optimizer"),
     "state_per_gpu_GB": "={state_weights_GB}+{state_grads_GB}+{state_optimizer_GB}",
+    "state_zero3_layer_params": _pick("{{state_st{x}_zero3_layer_params}}"),
+    "state_zero3_working_set_GB": "={state_zero3_layer_params}*{state_zero3_gather_bytes_per_param}/c_GB",
+    "state_model_states_per_gpu_GB": "={state_per_gpu_GB}+{state_zero3_working_set_GB}",
     "state_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),"
     + _pick("{{act_st{x}_GB}}")[1:] + ",{training.act_GB})",
     "state_total_per_gpu_GB": f"=MAX({_TOTALS})+{{train_overhead_GB}}",

@@ -35,7 +35,8 @@ class ChartSpec:
 CHARTS = [
     ChartSpec("Training memory per GPU by component", "GB per GPU",
               (("zero_weights_GB", "Weights"), ("zero_grads_GB", "Gradients"), ("zero_optimizer_GB", "Optimizer states"),
-               ("zero_activations_GB", "Activations"), ("zero_overhead_GB", "Runtime overhead")),
+               ("zero_activations_GB", "Activations"), ("zero_gathered_layer_GB", "ZeRO-3 gathered layer"),
+               ("zero_overhead_GB", "Runtime overhead")),
               "ZeRO", "#,##0", stacked=True),
     ChartSpec("Training cost per scenario (cloud, actual duration)", "USD", (("train_cost_usd", "Training cost"),),
               "Cost", "$#,##0", label_format=USD_LABEL),

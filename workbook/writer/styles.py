@@ -95,7 +95,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "B params": Decimals(sig=3, max_dec=2),
     # data sizes and rates (bytes exact; GB/TB with the decimals the row needs)
     "B": "#,##0",
-    **{u: _SIZE for u in ("MB", "GB", "TB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
+    **{u: _SIZE for u in ("MB", "GB", "TB", "MiB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
     **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
     # compute
     "FLOP": Scientific(),
@@ -120,7 +120,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "GPU-h": "#,##0",
     "GPU-days": "#,##0",
     # unit factors (Constants block)
-    **{u: "#,##0" for u in ("B/KB", "B/MB", "B/GB", "B/TB", "B/GiB", "bit/B", "1/k", "1/M", "1/G", "1/T",
+    **{u: "#,##0" for u in ("B/KB", "B/MB", "B/GB", "B/TB", "B/GiB", "B/MiB", "bit/B", "1/k", "1/M", "1/G", "1/T",
                             "ms/s", "us/s", "s/min", "s/h", "s/day", "h/day", "day/yr", "h/yr", "month/yr")},
 }
 #: the rule for a unit outside the vocabulary (free-text units of inputs)
