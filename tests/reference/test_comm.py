@@ -64,3 +64,14 @@ def test_share_and_ratio_consistent(tc, tm):
     r = comm.compute_comm_ratio(t_compute=tc, t_comm=tm)
     assert 0 <= share <= 1 and math.isfinite(r)
     assert share == pytest.approx(1 - comm.scaling_efficiency_frac(r), abs=1e-9)
+
+
+def test_tp_book_form_17_9_3() -> None:
+    """Spec T6 book form B*S*d*3 bytes per layer: 17.9.3 (B*S = 4096, d = 16384) gives 201 MB, not the
+    book's 100 MB (ERRATUM 25); the standard form is 16*B*S*d*(t-1)/t over fwd + bwd."""
+    from workbook.reference import comm as cm
+
+    assert cm.tp_layer_book_GB(micro_batch=1, seq_len=4096, d_model=16384) == pytest.approx(0.201326592, rel=1e-12)
+    book = cm.tp_layer_book_GB(micro_batch=2, seq_len=2048, d_model=8192)
+    std = cm.tp_layer_GB(micro_batch=2, seq_len=2048, d_model=8192, tp=8)
+    assert std / book == pytest.approx(16 * 7 / 8 / 3)

@@ -134,6 +134,16 @@ def tp_layer_GB(*, micro_batch: float, seq_len: float, d_model: float, tp: int) 
     return 8 * tp_fg_GB(micro_batch=micro_batch, seq_len=seq_len, d_model=d_model, tp=tp)
 
 
+#: the book's TP volume per layer, B*S*d*3 bytes (spec T6 "book form", ERRATUM 25)
+BOOK_TP_BYTES_PER_ELEMENT = 3
+
+
+def tp_layer_book_GB(*, micro_batch: float, seq_len: float, d_model: float) -> float:
+    """The book's form of the TP volume, V = B*S*d*3 bytes per layer (spec T6; 17.9.3 uses it as a lower bound,
+    ERRATUM 25 calls it ambiguous). A named variant beside the standard form (``tp_layer_GB``), not used in times."""
+    return micro_batch * seq_len * d_model * BOOK_TP_BYTES_PER_ELEMENT / GB
+
+
 def tp_step_GB(*, micro_batch: float, seq_len: float, d_model: float, tp: int, layers: float, pp: int = 1,
                grad_accum: float = 1) -> float:
     """V_TP per GPU per step = GA * (L/PP) * V_layer (spec 17.6.4, 17.6.8)."""

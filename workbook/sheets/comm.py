@@ -21,6 +21,8 @@ CONSTANTS = [
     ("comm_grad_bytes", 2, "B/param", "Gradient bytes per parameter in the DP all-reduce (BF16)", "spec 17.6.3"),
     ("comm_act_bytes", ACT_BYTES, "B", "Bytes per activation element on the wire (BF16)", "spec 17.6.4-17.6.7"),
     ("comm_tp_ops_per_layer", 8, "ops", "TP f/g operations per layer per micro-batch (fwd + bwd)", "spec 17.6.4"),
+    ("comm_tp_book_bytes", cm.BOOK_TP_BYTES_PER_ELEMENT, "B", "Bytes per element in the book's TP volume B·S·d·3",
+     "spec T6 (book form), 17.9.3"),
     ("comm_ep_a2a_per_layer", 4, "ops", "All-to-Alls per MoE layer (dispatch + combine, fwd + bwd)", "spec 17.6.6"),
 ]
 
@@ -58,6 +60,7 @@ ITEMS = {
     "comm_rails_needed": "=ROUNDUP(ROUND({comm_dp_bw_needed_GBps}/{nic_port_GBps},c_count_ceil_digits),0)",
     "comm_tp_volume_GB": "={training.grad_accum}*{model_layers}/{training.pp}*c_comm_tp_ops_per_layer"
     "*{comm_activation_GB}*({training.tp}-1)/{training.tp}",
+    "comm_tp_layer_book_GB": "={comm_activation_GB}/c_comm_act_bytes*c_comm_tp_book_bytes",
     "comm_tp_link_GBps": _link("{training.tp}"),
     "comm_tp_time_s": "={comm_tp_volume_GB}/{comm_tp_link_GBps}",
     # per boundary link: activation forward + gradient back, GA micro-batches (boundaries run in parallel)
