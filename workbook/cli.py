@@ -141,6 +141,34 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from workbook.catalog import load_catalog
+    from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
+    from workbook.planner.plan import plan_request
+    from workbook.planner.report import print_report
+    from workbook.planner.request import load_request
+
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    catalog = load_catalog(args.catalog)
+    req = load_request(args.request, catalog)
+    path = plan_path(args.output, req)
+    refuse_overwrite(path, args.force)
+    outcome = plan_request(req, catalog)
+    if outcome.scenarios:
+        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
+        outcome.data["workbook"] = str(path)
+    else:
+        outcome.data["workbook"] = None
+    if args.json:
+        json.dump(outcome.data, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_report(outcome.data, sys.stdout)
+        print(f"wrote {path}: {len(outcome.scenarios)} scenario columns" if outcome.scenarios else
+              "no plan workbook: the request gives only a parameter count (no architecture to lay out)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
@@ -171,6 +199,15 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--json", action="store_true", help="points and summaries as one JSON object")
     val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     val.set_defaults(func=cmd_validate)
+
+    pl = sub.add_parser("plan", help="plan a budget request: search layouts, recommend, write the plan workbook")
+    pl.add_argument("request", type=Path, metavar="REQUEST.yaml")
+    pl.add_argument("-o", "--output", type=Path, default=Path("out"), metavar="DIR",
+                    help="folder of the plan workbook DIR/<request_id>.xlsx")
+    pl.add_argument("--json", action="store_true", help="the plan as one JSON object")
+    pl.add_argument("--force", action="store_true", help="replace an existing plan workbook")
+    pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    pl.set_defaults(func=cmd_plan)
     return p
 
 

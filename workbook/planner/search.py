@@ -1,0 +1,256 @@
+"""The training planner (spec 17.9.4 as a search): screen every layout cheaply, run the full
+calculation on the best few hundred, keep those that pass, rank by cost then time.
+
+Per GPU and shape (:mod:`workbook.planner.candidates`) the DP degrees ascend; memory per GPU does not
+rise with DP (ZeRO shards over more ranks, GA and so the in-flight micro-batches fall) and training
+days fall, so a bisection finds the smallest DP that fits and the smallest that meets the deadline
+(both are checked at the largest DP first: a shape that fails there is rejected with that margin).
+The few DPs from there (``WINDOW``) are the shape's candidates: cost rises with DP beyond them (the
+bubble and the reductions grow). The screen's feasible layouts, cheapest first, then run through
+``workbook.calc.compute``; a layout passes when every hard check of ``workbook.calc.checks`` passes
+and the two planning rules the checks only warn about hold (communication share, checkpoint
+interval against the MTBF; the planner first shortens the interval to what the MTBF rule allows).
+Every rejected layout records the check that failed and by how much.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from workbook.calc import compute
+from workbook.calc.checks import HARD
+from workbook.planner.candidates import Layout, Rules, dp_options, model_of, shapes, to_scenario
+from workbook.planner.request import PlanRequest
+from workbook.planner.screen import Screen, Screened
+
+#: DPs screened from the smallest that meets the deadline
+WINDOW = 3
+#: layouts passed to the full calculation: the cheapest overall, and at least this many per GPU
+TOP_OVERALL = 200
+TOP_PER_GPU = 25
+#: planning rules the workbook shows as warnings and the planner enforces
+PLANNER_RULES = ("warn_comm_share", "warn_ckpt_interval")
+HARD_NAMES = tuple(n for n, *_ in HARD)
+
+
+@dataclass
+class Rejection:
+    """A layout that failed: the check, its value and the limit it missed."""
+
+    gpu: str
+    layout: str
+    check: str
+    value: float
+    limit: float
+    unit: str
+    stage: str  # "screen" or "calc"
+
+    @property
+    def excess_frac(self) -> float:
+        """How far past the limit, relative to it (for a limit of 0: the value)."""
+        return (self.value - self.limit) / abs(self.limit) if self.limit else self.value
+
+
+@dataclass
+class Evaluated:
+    """A layout through the full calculation."""
+
+    screened: Screened
+    scenario: Any
+    q: dict[str, float]
+    failed: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failed
+
+
+@dataclass
+class SearchResult:
+    """What the training search found."""
+
+    plans: list[Evaluated]  # passed, ranked by cost then time
+    evaluated: list[Evaluated]
+    feasible_screened: list[Screened]
+    rejections: list[Rejection]
+    rules: dict[str, Rules]
+    counts: dict[str, int]
+    seconds: float
+    screened: list[Screened] = field(default_factory=list)  # every layout with a time (for the advice)
+
+    def best_per_gpu(self) -> dict[str, Evaluated]:
+        out: dict[str, Evaluated] = {}
+        for p in self.plans:
+            out.setdefault(p.screened.gpu, p)
+        return out
+
+
+def _first_true(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
+    """Smallest k in [lo, hi] with pred(k) true, pred monotone false..true and pred(hi) true."""
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _first_on_time(dps: list[int], hi: int, days: Callable[[int], float], target: float) -> int:
+    """Smallest index k <= hi with days(k) <= target (days(hi) <= target, days falling with DP).
+
+    Secant steps from the known-good end first: DP·days is about constant, and rises with DP, so the
+    estimate DP·days/target from a good point lands on or above the boundary; a bisection finishes."""
+    lo = 0
+    while lo < hi:
+        guess = dps[hi] * days(hi) / target
+        k = max(lo, min(hi - 1, _index_at_least(dps, guess)))
+        if days(k) <= target:
+            hi = k
+        else:
+            lo = k + 1
+            return _first_true(lo, hi, lambda m: days(m) <= target)
+    return hi
+
+
+def _index_at_least(dps: list[int], value: float) -> int:
+    import bisect
+
+    return bisect.bisect_left(dps, value - 1e-9)
+
+
+def _shape_candidates(scr: Screen, lays: list[Layout], req: PlanRequest, rej: list[Rejection],
+                      seen: list[Screened]) -> list[Screened]:
+    """The shape's feasible layouts (screen), recording why the others fail."""
+    gid, hbm = scr.gpu.id, float(scr.gpu.hbm_GB)
+    last = len(lays) - 1
+    cache: dict[int, Screened] = {}
+
+    def at(k: int) -> Screened:
+        if k not in cache:
+            cache[k] = scr.screen(lays[k])
+            seen.append(cache[k])
+        return cache[k]
+
+    target = req.target_days
+    if at(last).days > target:
+        r = at(last)
+        if r.fits:
+            rej.append(Rejection(gid, lays[last].label(), "check_meets_target_days", r.days, target, "days", "screen"))
+        else:
+            rej.append(Rejection(gid, lays[last].label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
+        return []
+    j = _first_on_time([x.dp for x in lays], last, lambda k: at(k).days, target)
+    if scr.memory_GB(lays[j]) > hbm:
+        if not at(last).fits:
+            r = at(last)
+            rej.append(Rejection(gid, lays[last].label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
+            return []
+        j = _first_true(j, last, lambda k: scr.memory_GB(lays[k]) <= hbm)
+    out = []
+    for k in range(j, min(last, j + WINDOW - 1) + 1):
+        r = at(k)
+        if r.days > target:
+            continue
+        if req.budget_usd is not None and r.billed_cost_usd > req.budget_usd:
+            rej.append(Rejection(gid, lays[k].label(), "check_within_budget", r.billed_cost_usd, req.budget_usd,
+                                 "USD", "screen"))
+            continue
+        out.append(r)
+    return out
+
+
+def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej: list[Rejection],
+               counts: dict[str, int], seen: list[Screened]) -> tuple[list[Screened], Rules]:
+    """Every layout of one GPU through the screen: the feasible ones, and the layout rules' removals."""
+    gpu = catalog.gpu(gpu_id)
+    rules = Rules()
+    feasible: list[Screened] = []
+    screens = {p: Screen(req, catalog, gpu, model, fields, p) for p in req.constraints.precisions}
+    for shape in shapes(req, model, gpu, rules):
+        opts = dp_options(shape, req, gpu, rules)
+        counts["layouts"] += len(opts)
+        counts["shapes"] += 1
+        if not opts:
+            continue
+        lays = [Layout(shape, dp, ga) for dp, ga in opts]
+        feasible += _shape_candidates(screens[shape.precision], lays, req, rej, seen)
+    for s in screens.values():
+        for k, v in s.calls.items():
+            counts[f"screen_{k}_calls"] += v
+    counts["layouts"] += sum(n for n, _ in rules.removed.values())
+    return feasible, rules
+
+
+def scenario_name(r: Screened) -> str:
+    s, lay = r.layout.shape, r.layout
+    cp = f"cp{s.cp}" if s.cp > 1 else ""
+    ep = f"ep{s.ep}" if s.ep > 1 else ""
+    prec = "" if s.precision == "bf16" else f"-{s.precision}"
+    return f"{r.gpu}-{lay.num_gpus}-tp{s.tp}{cp}pp{s.pp}dp{lay.dp}{ep}-mb{s.micro_batch}-z{s.zero_stage}-{s.recompute}{prec}"
+
+
+def _calc_rejections(ev: Evaluated, req: PlanRequest, defaults) -> list[Rejection]:
+    q, r = ev.q, ev.screened
+    limits = {
+        "check_train_memory_fits": (q["zero_total_per_gpu_GB"], r.hbm_GB, "GB"),
+        "check_meets_target_days": (q["train_days"], req.target_days, "days"),
+        "check_within_budget": (max(q["train_cost_usd"], q["train_cost_target_usd"]), req.budget_usd or 0.0, "USD"),
+        "warn_comm_share": (q["comm_share_frac"], float(defaults.get("comm_max_frac", 0.2)), "fraction"),
+        "warn_ckpt_interval": (q["sto_ckpt_interval_steps"], q["ckpt_interval_max_steps"], "steps"),
+    }
+    return [Rejection(r.gpu, r.layout.label(), c, *limits.get(c, (1.0, 0.0, "0/1")), "calc") for c in ev.failed]
+
+
+def evaluate(r: Screened, req: PlanRequest, catalog, fields: dict) -> Evaluated:
+    """The full calculation of a screened layout; the checkpoint interval shortened to the MTBF rule."""
+    name = scenario_name(r)
+    sc = to_scenario(r.layout, req, r.gpu, fields, name)
+    q = compute(sc, catalog)
+    if q["warn_ckpt_interval"] and q["ckpt_interval_max_steps"] >= 1:
+        sc = to_scenario(r.layout, req, r.gpu, fields, name, ckpt_interval_steps=int(q["ckpt_interval_max_steps"]))
+        q = compute(sc, catalog)
+    failed = [c for c in HARD_NAMES + PLANNER_RULES if q[c]]
+    return Evaluated(r, sc, q, failed)
+
+
+def _rank_key(r) -> tuple:
+    return (r.cost_usd, r.days, r.memory_GB, r.layout.num_gpus, r.layout)
+
+
+def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = TOP_OVERALL,
+           top_per_gpu: int = TOP_PER_GPU) -> SearchResult:
+    """Search the request's training layouts on ``gpus`` (default: its candidate GPUs)."""
+    t0 = time.perf_counter()
+    got = model_of(req, catalog)
+    if got is None or not req.wants_training:
+        raise ValueError("the training search needs an architecture and a training job")
+    model, fields = got
+    counts: dict[str, int] = {k: 0 for k in ("shapes", "layouts", "screen_state_calls", "screen_activations_calls",
+                                             "screen_step_calls", "evaluated")}
+    rej: list[Rejection] = []
+    rules: dict[str, Rules] = {}
+    feasible: list[Screened] = []
+    seen: list[Screened] = []
+    for gid in gpus or req.candidate_gpus:
+        f, rules[gid] = screen_gpu(req, catalog, gid, model, fields, rej, counts, seen)
+        feasible += f
+    feasible.sort(key=_rank_key)
+    chosen, per_gpu = [], {}
+    for r in feasible:
+        n = per_gpu.get(r.gpu, 0)
+        if len(chosen) < top or n < top_per_gpu:
+            chosen.append(r)
+            per_gpu[r.gpu] = n + 1
+    evaluated = [evaluate(r, req, catalog, fields) for r in chosen]
+    counts["evaluated"] = len(evaluated)
+    defaults = catalog.defaults.as_dict()
+    for ev in evaluated:
+        rej += _calc_rejections(ev, req, defaults)
+    plans = sorted((e for e in evaluated if e.passed),
+                   key=lambda e: (e.q["train_cost_usd"], e.q["train_days"], e.q["zero_total_per_gpu_GB"],
+                                  e.screened.layout.num_gpus))
+    return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen)
