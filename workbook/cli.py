@@ -165,7 +165,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         print_report(outcome.data, sys.stdout)
         print(f"wrote {path}: {len(outcome.scenarios)} scenario columns" if outcome.scenarios else
-              "no plan workbook: the request gives only a parameter count (no architecture to lay out)")
+              f"no plan workbook: {outcome.data['no_workbook']}")
     return 0
 
 

@@ -143,6 +143,9 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
     else:
         out.data["early_estimate"] = None
         out.data["training"] = {"status": "not requested"}
+    if not out.scenarios:
+        out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
+                                   if req.wants_training else "no training plan, and the serving search is not built yet")
     if req.serving is not None:
         out.data["serving"] = {"status": SERVING_NOT_SEARCHED, "load": req.serving.model_dump()}
     else:

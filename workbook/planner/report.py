@@ -83,4 +83,10 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
         for g, rules in t["search"]["layout_rules"].items():
             for k, v in rules.items():
                 print(f"  layout rule {k} on {g}: {v['count']:,} (e.g. {v['example']})", file=out)
-    print(f"Serving: {data['serving']['status']}", file=out)
+    sv = data["serving"]
+    if "load" in sv:
+        ld = sv["load"]
+        rate = f"{ld['requests_per_s']:g} requests/s" if ld["requests_per_s"] else f"{ld['concurrency']} concurrent"
+        print(f"Serving load: {rate}, {ld['prompt_tokens']} prompt / {ld['output_tokens']} output tokens, "
+              f"TTFT <= {ld['ttft_ms']:g} ms, TPOT <= {ld['tpot_ms']:g} ms", file=out)
+    print(f"Serving: {sv['status']}", file=out)
