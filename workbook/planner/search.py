@@ -124,10 +124,11 @@ def _index_at_least(dps: list[int], value: float) -> int:
 
 def _shape_candidates(scr: Screen, lays: list[Layout], req: PlanRequest, rej: list[Rejection],
                       seen: list[Screened]) -> list[Screened]:
-    """The shape's feasible layouts (screen), recording why the others fail."""
+    """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``."""
     gid, hbm = scr.gpu.id, float(scr.gpu.hbm_GB)
     last = len(lays) - 1
     cache: dict[int, Screened] = {}
+    target = req.target_days
 
     def at(k: int) -> Screened:
         if k not in cache:
@@ -135,32 +136,26 @@ def _shape_candidates(scr: Screen, lays: list[Layout], req: PlanRequest, rej: li
             seen.append(cache[k])
         return cache[k]
 
-    target = req.target_days
-    if at(last).days > target:
-        r = at(last)
-        if r.fits:
-            rej.append(Rejection(gid, lays[last].label(), "check_meets_target_days", r.days, target, "days", "screen"))
-        else:
-            rej.append(Rejection(gid, lays[last].label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
-        return []
-    j = _first_on_time([x.dp for x in lays], last, lambda k: at(k).days, target)
-    if scr.memory_GB(lays[j]) > hbm:
-        if not at(last).fits:
-            r = at(last)
-            rej.append(Rejection(gid, lays[last].label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
-            return []
-        j = _first_true(j, last, lambda k: scr.memory_GB(lays[k]) <= hbm)
-    out = []
-    for k in range(j, min(last, j + WINDOW - 1) + 1):
-        r = at(k)
-        if r.days > target:
+    out: list[Screened] = []
+    if at(last).days <= target:
+        j = _first_on_time([x.dp for x in lays], last, lambda k: at(k).days, target)
+        if scr.memory_GB(lays[j]) > hbm and at(last).fits:
+            j = _first_true(j, last, lambda k: scr.memory_GB(lays[k]) <= hbm)
+        if at(j).fits:
+            out = [at(k) for k in range(j, min(last, j + WINDOW - 1) + 1) if at(k).days <= target]
+    chosen = {id(r) for r in out}
+    for r in cache.values():
+        if not r.fits:
+            rej.append(Rejection(gid, r.layout.label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
+        elif r.days > target:
+            rej.append(Rejection(gid, r.layout.label(), "check_meets_target_days", r.days, target, "days", "screen"))
+        elif id(r) not in chosen:
             continue
-        if req.budget_usd is not None and r.billed_cost_usd > req.budget_usd:
-            rej.append(Rejection(gid, lays[k].label(), "check_within_budget", r.billed_cost_usd, req.budget_usd,
+        elif req.budget_usd is not None and r.billed_cost_usd > req.budget_usd:
+            rej.append(Rejection(gid, r.layout.label(), "check_within_budget", r.billed_cost_usd, req.budget_usd,
                                  "USD", "screen"))
-            continue
-        out.append(r)
-    return out
+            chosen.discard(id(r))
+    return [r for r in out if id(r) in chosen]
 
 
 def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej: list[Rejection],
