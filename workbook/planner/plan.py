@@ -96,7 +96,7 @@ def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str
     best = res.best_per_gpu()
     data: dict[str, Any] = {
         "status": "feasible" if res.plans else "infeasible",
-        "search": {"seconds": res.seconds, **res.counts, "screen_feasible": len(res.feasible_screened),
+        "search": {"seconds": res.seconds, "screen_seconds": res.screen_seconds, **res.counts, "screen_feasible": len(res.feasible_screened),
                    "passed": len(res.plans), "rejected": len(res.rejections),
                    "layout_rules": {g: {k: {"count": v[0], "example": v[1]} for k, v in r.removed.items()}
                                     for g, r in res.rules.items()}},

@@ -206,11 +206,17 @@ def check_ids(req: PlanRequest, catalog) -> None:
 
     lines, file = req._source_lines, req._source_file
     for i, gid in enumerate(req.candidate_gpus):
+        where = dict(file=file, line=line_of(lines, ("candidate_gpus", i)), field=f"candidate_gpus[{i}]")
         try:
-            catalog.gpu(gid)
+            gpu = catalog.gpu(gid)
         except InputError as err:
-            raise InputError(err.message, file=file, line=line_of(lines, ("candidate_gpus", i)),
-                             field=f"candidate_gpus[{i}]", expected=err.expected) from None
+            raise InputError(err.message, expected=err.expected, **where) from None
+        if req.gpu_hour_usd is None and gpu.price_usd_per_gpu_hour(req.price_basis) is None:
+            raise InputError(f"GPU {gid!r} has no {req.price_basis} price in the catalogue; give gpu_hour_usd "
+                             "or another price_basis", **where)
+        if gid not in catalog.efficiency:
+            raise InputError(f"GPU {gid!r} has no efficiency record (catalog/efficiency.yaml), which the "
+                             "step-time model needs", **where)
     if isinstance(req.model, str):
         try:
             catalog.model(req.model)

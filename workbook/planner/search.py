@@ -31,6 +31,8 @@ WINDOW = 3
 #: layouts passed to the full calculation: the cheapest overall, and at least this many per GPU
 TOP_OVERALL = 200
 TOP_PER_GPU = 25
+#: further layouts of a GPU evaluated, in order, while none of its layouts has passed
+MORE_PER_GPU = 200
 #: planning rules the workbook shows as warnings and the planner enforces
 PLANNER_RULES = ("warn_comm_share", "warn_ckpt_interval")
 HARD_NAMES = tuple(n for n, *_ in HARD)
@@ -80,6 +82,7 @@ class SearchResult:
     counts: dict[str, int]
     seconds: float
     screened: list[Screened] = field(default_factory=list)  # every layout with a time (for the advice)
+    screen_seconds: float = 0.0
 
     def best_per_gpu(self) -> dict[str, Evaluated]:
         out: dict[str, Evaluated] = {}
@@ -217,9 +220,10 @@ def _rank_key(r) -> tuple:
 
 
 def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = TOP_OVERALL,
-           top_per_gpu: int = TOP_PER_GPU) -> SearchResult:
+           top_per_gpu: int = TOP_PER_GPU, more_per_gpu: int | None = None) -> SearchResult:
     """Search the request's training layouts on ``gpus`` (default: its candidate GPUs)."""
     t0 = time.perf_counter()
+    more_per_gpu = MORE_PER_GPU if more_per_gpu is None else more_per_gpu
     got = model_of(req, catalog)
     if got is None or not req.wants_training:
         raise ValueError("the training search needs an architecture and a training job")
@@ -233,6 +237,7 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
     for gid in gpus or req.candidate_gpus:
         f, rules[gid] = screen_gpu(req, catalog, gid, model, fields, rej, counts, seen)
         feasible += f
+    t_screen = time.perf_counter() - t0
     feasible.sort(key=_rank_key)
     chosen, per_gpu = [], {}
     for r in feasible:
@@ -241,6 +246,17 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
             chosen.append(r)
             per_gpu[r.gpu] = n + 1
     evaluated = [evaluate(r, req, catalog, fields) for r in chosen]
+    # a GPU none of whose layouts passed: go on down its list (checks the screen cannot model, such as
+    # the communication share, may reject the cheapest ones), up to MORE_PER_GPU more layouts
+    done = {id(r) for r in chosen}
+    for gid in gpus or req.candidate_gpus:
+        if any(e.passed for e in evaluated if e.screened.gpu == gid):
+            continue
+        rest = [r for r in feasible if r.gpu == gid and id(r) not in done][:more_per_gpu]
+        for r in rest:
+            evaluated.append(evaluate(r, req, catalog, fields))
+            if evaluated[-1].passed:
+                break
     counts["evaluated"] = len(evaluated)
     defaults = catalog.defaults.as_dict()
     for ev in evaluated:
@@ -248,4 +264,4 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
     plans = sorted((e for e in evaluated if e.passed),
                    key=lambda e: (e.q["train_cost_usd"], e.q["train_days"], e.q["zero_total_per_gpu_GB"],
                                   e.screened.layout.num_gpus))
-    return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen)
+    return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen, t_screen)
