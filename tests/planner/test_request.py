@@ -98,3 +98,10 @@ def test_request_level_rules(tmp_path):
     assert err.field == "serving" and "requests_per_s" in str(err)
     err = _error(tmp_path, GOOD + "training: {seq_len: 4096, global_batch_tokens: 5000}\n")
     assert err.field == "training" and "whole number of sequences" in str(err)
+
+
+def test_candidate_gpu_needs_a_price_for_the_basis(tmp_path):
+    err = _error(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n")
+    assert err.field == "candidate_gpus[0]" and "no reserved price" in str(err)
+    assert load_request(_write(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n"
+                               "gpu_hour_usd: 5\n"), CATALOG).gpu_hour_usd == 5

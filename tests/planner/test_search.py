@@ -120,3 +120,19 @@ def test_a_deadline_only_more_gpus_meet():
     days = {c["field"]: c for c in t["infeasible"]["changes"]}["target_days"]
     assert days["confirmed"] and days["to"] == pytest.approx(days_8, rel=1e-5)
     assert {c["field"]: c for c in t["infeasible"]["changes"]}["tokens"]["confirmed"]
+
+
+def test_outcome_columns_alternatives_and_runner_up():
+    out = plan_request(request(target_days=2.0, candidate_gpus=["h100", "h800"]), CATALOG)
+    t = out.data["training"]
+    rec = t["recommended"]
+    assert t["status"] == "feasible" and rec["gpu"] in ("h100", "h800")
+    other = "h800" if rec["gpu"] == "h100" else "h100"
+    assert set(t["alternatives"]) == {other} and t["alternatives"][other]["gpu"] == other
+    assert t["alternatives"][other]["train_cost_usd"] >= rec["train_cost_usd"]
+    names = [s.name for s in out.scenarios]
+    assert names[0] == rec["scenario"] and names[-1].startswith("estimate-") and len(set(names)) == len(names)
+    ru = t["runner_up"]
+    assert ru and ru["gpu"] == rec["gpu"] and ru["train_cost_usd"] >= rec["train_cost_usd"]
+    assert (ru["num_gpus"], ru["tp"], ru["cp"], ru["pp"], ru["ep"]) != (rec["num_gpus"], rec["tp"], rec["cp"],
+                                                                        rec["pp"], rec["ep"])

@@ -14,7 +14,7 @@ def _num(v: float, unit: str) -> str:
         return _usd(v)
     if unit == "fraction":
         return f"{v * 100:.1f} %"
-    return f"{v:,.4g} {unit}"
+    return f"{v:,.6g} {unit}"
 
 
 def _plan_line(p: dict[str, Any]) -> str:
@@ -79,7 +79,7 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
             c = row["closest"]
             print(f"  {row['check']}: {row['count']:,}; closest {c['gpu']} {c['layout']}: "
                   f"{_num(c['value'], c['unit'])} vs {_num(c['limit'], c['unit'])} "
-                  f"({c['excess_frac'] * 100:+.2f} %)", file=out)
+                  f"({c['excess_frac'] * 100:+.3g} %)", file=out)
         for g, rules in t["search"]["layout_rules"].items():
             for k, v in rules.items():
                 print(f"  layout rule {k} on {g}: {v['count']:,} (e.g. {v['example']})", file=out)

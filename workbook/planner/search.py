@@ -83,6 +83,8 @@ class SearchResult:
     seconds: float
     screened: list[Screened] = field(default_factory=list)  # every layout with a time (for the advice)
     screen_seconds: float = 0.0
+    screen_cpu_seconds: float = 0.0
+    cpu_seconds: float = 0.0
 
     def best_per_gpu(self) -> dict[str, Evaluated]:
         out: dict[str, Evaluated] = {}
@@ -125,7 +127,22 @@ def _index_at_least(dps: list[int], value: float) -> int:
     return bisect.bisect_left(dps, value - 1e-9)
 
 
-def _shape_candidates(scr: Screen, lays: list[Layout], req: PlanRequest, rej: list[Rejection],
+class _Lazy:
+    """The shape's layouts by index, made when first asked for (most are never screened)."""
+
+    def __init__(self, shape, opts: list[tuple[int, int]]):
+        self.shape, self.opts, self.made = shape, opts, {}
+
+    def __len__(self) -> int:
+        return len(self.opts)
+
+    def __getitem__(self, k: int) -> Layout:
+        if k not in self.made:
+            self.made[k] = Layout(self.shape, *self.opts[k])
+        return self.made[k]
+
+
+def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Rejection],
                       seen: list[Screened]) -> list[Screened]:
     """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``."""
     gid, hbm = scr.gpu.id, float(scr.gpu.hbm_GB)
@@ -141,7 +158,7 @@ def _shape_candidates(scr: Screen, lays: list[Layout], req: PlanRequest, rej: li
 
     out: list[Screened] = []
     if at(last).days <= target:
-        j = _first_on_time([x.dp for x in lays], last, lambda k: at(k).days, target)
+        j = _first_on_time([dp for dp, _ in lays.opts], last, lambda k: at(k).days, target)
         if scr.memory_GB(lays[j]) > hbm and at(last).fits:
             j = _first_true(j, last, lambda k: scr.memory_GB(lays[k]) <= hbm)
         if at(j).fits:
@@ -174,8 +191,7 @@ def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej:
         counts["shapes"] += 1
         if not opts:
             continue
-        lays = [Layout(shape, dp, ga) for dp, ga in opts]
-        feasible += _shape_candidates(screens[shape.precision], lays, req, rej, seen)
+        feasible += _shape_candidates(screens[shape.precision], _Lazy(shape, opts), req, rej, seen)
     for s in screens.values():
         for k, v in s.calls.items():
             counts[f"screen_{k}_calls"] += v
@@ -222,7 +238,7 @@ def _rank_key(r) -> tuple:
 def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = TOP_OVERALL,
            top_per_gpu: int = TOP_PER_GPU, more_per_gpu: int | None = None) -> SearchResult:
     """Search the request's training layouts on ``gpus`` (default: its candidate GPUs)."""
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     more_per_gpu = MORE_PER_GPU if more_per_gpu is None else more_per_gpu
     got = model_of(req, catalog)
     if got is None or not req.wants_training:
@@ -237,7 +253,7 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
     for gid in gpus or req.candidate_gpus:
         f, rules[gid] = screen_gpu(req, catalog, gid, model, fields, rej, counts, seen)
         feasible += f
-    t_screen = time.perf_counter() - t0
+    t_screen, cpu_screen = time.perf_counter() - t0, time.process_time() - c0
     feasible.sort(key=_rank_key)
     chosen, per_gpu = [], {}
     for r in feasible:
@@ -264,4 +280,5 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
     plans = sorted((e for e in evaluated if e.passed),
                    key=lambda e: (e.q["train_cost_usd"], e.q["train_days"], e.q["zero_total_per_gpu_GB"],
                                   e.screened.layout.num_gpus))
-    return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen, t_screen)
+    return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen, t_screen,
+                        cpu_screen, time.process_time() - c0)
