@@ -136,3 +136,13 @@ def test_outcome_columns_alternatives_and_runner_up():
     assert ru and ru["gpu"] == rec["gpu"] and ru["train_cost_usd"] >= rec["train_cost_usd"]
     assert (ru["num_gpus"], ru["tp"], ru["cp"], ru["pp"], ru["ep"]) != (rec["num_gpus"], rec["tp"], rec["cp"],
                                                                         rec["pp"], rec["ep"])
+
+
+def test_inline_architecture_is_searched_and_kept_in_the_columns():
+    arch = {"layers": 12, "d_model": 768, "d_ff": 3072, "n_heads": 12, "n_kv_heads": 12, "head_dim": 64,
+            "vocab": 50257, "tied_embeddings": True, "ffn": "gelu", "attention": "mha", "qkv_bias": True,
+            "norm": "layernorm", "norm_params_per_layer": 3072}
+    out = plan_request(request(model={"arch": arch}, tokens=1e9, target_days=1,
+                               constraints={"max_gpus": 16}), CATALOG)
+    assert out.data["training"]["status"] == "feasible"
+    assert all(s.model_arch == arch and s.model is None for s in out.scenarios)
