@@ -33,11 +33,11 @@ from workbook.units import GB, SECONDS_PER_DAY
 
 @dataclass
 class Screened:
-    """One layout through the screen."""
+    """One layout through the screen (``memory_GB`` None: not needed, not computed)."""
 
     gpu: str
     layout: Layout
-    memory_GB: float
+    memory_GB: float | None
     hbm_GB: float
     days: float = float("nan")
     cost_usd: float = float("nan")
@@ -46,7 +46,7 @@ class Screened:
 
     @property
     def fits(self) -> bool:
-        return self.memory_GB <= self.hbm_GB
+        return self.memory_GB is not None and self.memory_GB <= self.hbm_GB
 
     @property
     def billed_cost_usd(self) -> float:
@@ -104,9 +104,9 @@ class Screen:
         acts = self._acts[akey]
         return max(r["total_bytes"] / GB + acts[r["stage"]] / GB for r in self._state[skey]) + self.overhead_GB
 
-    def screen(self, layout: Layout, with_time: bool = True) -> Screened:
-        """Memory, and (``with_time``) days, MFU and cost of a layout."""
-        out = Screened(self.gpu.id, layout, self.memory_GB(layout), float(self.gpu.hbm_GB))
+    def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
+        """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
+        out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, float(self.gpu.hbm_GB))
         if with_time:
             self.calls["step"] += 1
             r = stm.step_time(**step_kwargs(self._ctx(layout)))

@@ -144,7 +144,8 @@ class _Lazy:
 
 def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Rejection],
                       seen: list[Screened]) -> list[Screened]:
-    """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``."""
+    """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``
+    (a layout that misses the deadline as such; its memory is computed only at the largest DP)."""
     gid, hbm = scr.gpu.id, float(scr.gpu.hbm_GB)
     last = len(lays) - 1
     cache: dict[int, Screened] = {}
@@ -152,20 +153,24 @@ def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Reje
 
     def at(k: int) -> Screened:
         if k not in cache:
-            cache[k] = scr.screen(lays[k])
+            cache[k] = scr.screen(lays[k], with_memory=False)
             seen.append(cache[k])
         return cache[k]
 
+    def fits(k: int) -> bool:
+        r = at(k)
+        if r.memory_GB is None:
+            r.memory_GB = scr.memory_GB(lays[k])
+        return r.fits
+
     out: list[Screened] = []
-    if at(last).days <= target:
+    if fits(last) and at(last).days <= target:
         j = _first_on_time([dp for dp, _ in lays.opts], last, lambda k: at(k).days, target)
-        if scr.memory_GB(lays[j]) > hbm and at(last).fits:
-            j = _first_true(j, last, lambda k: scr.memory_GB(lays[k]) <= hbm)
-        if at(j).fits:
-            out = [at(k) for k in range(j, min(last, j + WINDOW - 1) + 1) if at(k).days <= target]
+        j = _first_true(j, last, fits) if not fits(j) else j
+        out = [at(k) for k in range(j, min(last, j + WINDOW - 1) + 1) if at(k).days <= target and fits(k)]
     chosen = {id(r) for r in out}
     for r in cache.values():
-        if not r.fits:
+        if r.memory_GB is not None and not r.fits:
             rej.append(Rejection(gid, r.layout.label(), "check_train_memory_fits", r.memory_GB, hbm, "GB", "screen"))
         elif r.days > target:
             rej.append(Rejection(gid, r.layout.label(), "check_meets_target_days", r.days, target, "days", "screen"))
