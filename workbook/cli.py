@@ -164,7 +164,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print_report(outcome.data, sys.stdout)
-        print(f"wrote {path}: {len(outcome.scenarios)} scenario columns" if outcome.scenarios else
+        n = len(outcome.scenarios)
+        print(f"wrote {path}: {n} scenario column{'s' if n != 1 else ''}" if n else
               f"no plan workbook: {outcome.data['no_workbook']}")
     return 0
 

@@ -146,3 +146,11 @@ def test_inline_architecture_is_searched_and_kept_in_the_columns():
                                constraints={"max_gpus": 16}), CATALOG)
     assert out.data["training"]["status"] == "feasible"
     assert all(s.model_arch == arch and s.model is None for s in out.scenarios)
+
+
+def test_an_estimate_over_budget_stays_out_of_a_feasible_plan_workbook():
+    out = plan_request(request(target_days=2.0, budget_usd=5000), CATALOG)
+    assert out.data["training"]["status"] == "feasible"
+    est = out.data["estimate_column"]
+    assert est["hard_failures"] >= 1 and not est["in_workbook"]
+    assert not [s for s in out.scenarios if s.name.startswith("estimate-")]

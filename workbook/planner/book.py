@@ -1,6 +1,9 @@
 """The plan workbook: the recommended plan, the best alternative per candidate GPU, the runner-up
 and the early estimate as scenario columns of the full live workbook (``workbook.writer.build``).
 
+The estimate column joins when it passes its hard checks (so the Cover's master check speaks for the plans);
+for an infeasible request the columns are the closest failures per GPU and the estimate.
+
 Hook for the later steps (Recommendation, Assumptions, Cost breakdown, Sensitivity sheets, PDF,
 Markdown): they read ``Outcome.data`` (the same dict ``--json`` prints) and the written path.
 """

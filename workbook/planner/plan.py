@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbook import __version__
+from workbook.calc import compute
 from workbook.calc.checks import WARNINGS
 from workbook.planner.advice import advise, rejected_summary
 from workbook.planner.candidates import model_of
@@ -137,9 +138,15 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
                                               "catalogue model or an inline architecture for the layout search"}
         else:
             out.data["training"] = _training(req, catalog, out, fields)
-            gid = out.data["training"]["recommended"]["gpu"] if out.data["training"]["recommended"] else \
-                req.candidate_gpus[0]
-            out.scenarios.append(_book_scenario(req, est[gid], gid, fields))
+            rec = out.data["training"]["recommended"]
+            gid = rec["gpu"] if rec else req.candidate_gpus[0]
+            book = _book_scenario(req, est[gid], gid, fields)
+            failed = compute(book, catalog)["hard_failures_count"]
+            # a feasible plan's workbook holds plans that pass; the estimate joins them when it passes too
+            if not rec or not failed:
+                out.scenarios.append(book)
+            out.data["estimate_column"] = {"scenario": book.name, "in_workbook": not rec or not failed,
+                                           "hard_failures": failed}
     else:
         out.data["early_estimate"] = None
         out.data["training"] = {"status": "not requested"}

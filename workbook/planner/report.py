@@ -24,7 +24,8 @@ def _plan_line(p: dict[str, Any]) -> str:
 
 
 def _estimate(est: dict[str, dict], out: TextIO) -> None:
-    print("Early estimate (spec 17.9.4 quick path: steps 1, 2, 4, 5, 10):", file=out)
+    print("Early estimate (spec 17.9.4 quick path: steps 1, 2, 4, 5, 10, by the book's rules, not the request's "
+          "constraints):", file=out)
     for g, e in est.items():
         print(f"  {g}: P = {e['P_total']:.4g}, D = {e['D_tokens']:.4g} tokens, C = {e['C_total_FLOPs']:.4g} FLOPs, "
               f"MFU {e['MFU']:.2f}", file=out)
