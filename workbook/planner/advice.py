@@ -20,6 +20,13 @@ PAD = 1e-6
 CONFIRM_TOP = 20
 
 
+def check_label(check: str) -> str:
+    """The workbook's label of a check (workbook.calc.checks)."""
+    from workbook.calc.checks import HARD, WARNINGS
+
+    return {n: label for n, label, *_ in HARD + WARNINGS}.get(check, check)
+
+
 def rejected_summary(res) -> list[dict[str, Any]]:
     """Rejections by check: how many, and the closest miss (smallest relative excess)."""
     by: dict[str, list] = {}
@@ -28,10 +35,22 @@ def rejected_summary(res) -> list[dict[str, Any]]:
     out = []
     for check, rows in sorted(by.items(), key=lambda kv: -len(kv[1])):
         best = min(rows, key=lambda r: r.excess_frac)
-        out.append({"check": check, "count": len(rows), "closest": {
+        out.append({"check": check, "label": check_label(check), "count": len(rows), "closest": {
             "gpu": best.gpu, "layout": best.layout, "value": best.value, "limit": best.limit, "unit": best.unit,
             "excess_frac": best.excess_frac, "stage": best.stage}})
     return out
+
+
+def why_text(why: list[dict[str, Any]]) -> str:
+    """One sentence: which checks the layouts failed, how often, and the closest miss of each."""
+    if not why:
+        return "no layout the constraints allow"
+    parts = []
+    for row in why:
+        c = row["closest"]
+        parts.append(f"{row['count']} failed '{row['label']}' (closest: {c['value']:,.6g} {c['unit']} against "
+                     f"{c['limit']:,.6g})")
+    return "; ".join(parts)
 
 
 def _candidates(req: PlanRequest, res) -> dict[str, dict[str, float]]:
@@ -78,6 +97,7 @@ def advise(req: PlanRequest, catalog, res, search) -> dict[str, Any]:
                                 "train_days": found[0].q["train_days"], "train_cost_usd": found[0].q["train_cost_usd"]})
     gpu_options.sort(key=lambda x: x["train_cost_usd"])
     confirmed = [c for c in changes if c["confirmed"]]
-    return {"why": rejected_summary(res), "changes": changes, "other_gpus": gpu_options,
+    why = rejected_summary(res)
+    return {"why": why, "why_text": why_text(why), "changes": changes, "other_gpus": gpu_options,
             "smallest_change": confirmed[0] if confirmed else (
                 {"field": "candidate_gpus", "to": gpu_options[0]["gpu"]} if gpu_options else None)}

@@ -64,7 +64,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
             print(f"  alternative on {g}: " + (_plan_line(alt) if alt else "no layout passes"), file=out)
     if t.get("infeasible"):
         inf = t["infeasible"]
-        print("No layout passes every check. Smallest changes that would give a plan (each alone):", file=out)
+        print(f"No layout passes every check: {inf['why_text']}.", file=out)
+        print("Smallest changes that would give a plan (each alone):", file=out)
         for c in inf["changes"]:
             mark = "confirmed" if c["confirmed"] else "NOT confirmed by the full calculation"
             print(f"  {c['field']}: {c['from']:,.6g} -> {c['to']:,.6g} ({c['change_frac'] * 100:+.1f} %), {mark}",
