@@ -6,7 +6,7 @@ evaluated (reference memory and step-time calls), how many went through the full
 the wall time and the CPU time (process time; on a shared machine the wall time includes waiting for
 a core) of the screen and of the whole search. Prints the machine and date first.
 
-Usage: python scripts/bench_planner.py [--top N]
+Usage: python scripts/bench_planner.py [--at-least N]
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from workbook.catalog import load_catalog
 from workbook.planner.request import load_request
-from workbook.planner.search import TOP_OVERALL, search
+from workbook.planner.search import search
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,8 @@ def _row(label: str, res) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--top", type=int, default=TOP_OVERALL, help="layouts through the full calculation")
+    ap.add_argument("--at-least", type=int, default=0,
+                    help="layouts through the full calculation at least (default: until the answer is known)")
     args = ap.parse_args()
     print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, {_cpu()}")
     catalog = load_catalog()
@@ -54,13 +55,13 @@ def main() -> None:
     reqs = [load_request(p, catalog) for p in sorted((ROOT / "catalog" / "requests").glob("*.yaml"))]
     for req in reqs:
         if req.wants_training:
-            print(_row(req.request_id, search(req, catalog, top=args.top)))
+            print(_row(req.request_id, search(req, catalog, at_least=args.at_least)))
     book = next(r for r in reqs if r.request_id == "17.9.4-70b-h800")
     for gid in sorted(catalog.efficiency):
         if catalog.gpu(gid).price_usd_per_gpu_hour(book.price_basis) is None:
             print(f"17.9.4 on {gid}: no {book.price_basis} price in the catalogue, skipped")
             continue
-        print(_row(f"17.9.4 on {gid}", search(book, catalog, gpus=[gid], top=args.top)))
+        print(_row(f"17.9.4 on {gid}", search(book, catalog, gpus=[gid], at_least=args.at_least)))
 
 
 if __name__ == "__main__":

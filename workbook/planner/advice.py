@@ -16,7 +16,7 @@ from workbook.planner.request import PlanRequest
 
 #: a suggested value is padded by this much so that rounding in the confirmation cannot undo it
 PAD = 1e-6
-#: layouts the confirmation searches pass to the full calculation
+#: layouts per GPU the confirmation searches pass to the full calculation at most
 CONFIRM_TOP = 20
 
 
@@ -83,15 +83,14 @@ def advise(req: PlanRequest, catalog, res, search) -> dict[str, Any]:
     changes = []
     for fld, c in sorted(_candidates(req, res).items(), key=lambda kv: abs(kv[1]["change_frac"])):
         changed = req.model_copy(update={fld: c["value"]})
-        ok = search(changed, catalog, top=CONFIRM_TOP, top_per_gpu=CONFIRM_TOP, more_per_gpu=CONFIRM_TOP).plans
+        ok = search(changed, catalog, per_gpu_max=CONFIRM_TOP).plans
         changes.append({"field": fld, "from": getattr(req, fld), "to": c["value"], "change_frac": c["change_frac"],
                         "confirmed": bool(ok), "plan": ok[0].scenario.name if ok else None})
     others = [g for g in catalog.gpus if g not in req.candidate_gpus and g in catalog.efficiency
               and catalog.gpu(g).price_usd_per_gpu_hour(req.price_basis)]
     gpu_options = []
     for g in others:
-        found = search(req, catalog, gpus=[g], top=CONFIRM_TOP, top_per_gpu=CONFIRM_TOP,
-                       more_per_gpu=CONFIRM_TOP).plans
+        found = search(req, catalog, gpus=[g], per_gpu_max=CONFIRM_TOP).plans
         if found:
             gpu_options.append({"gpu": g, "plan": found[0].scenario.name, "num_gpus": found[0].screened.layout.num_gpus,
                                 "train_days": found[0].q["train_days"], "train_cost_usd": found[0].q["train_cost_usd"]})

@@ -1,13 +1,13 @@
 """The training planner (spec 17.9.4 as a search): screen every layout cheaply, run the full
-calculation on the best few hundred, keep those that pass, rank by cost then time.
+calculation on the best of them, keep those that pass, rank by cost then time.
 
 Per GPU and shape (:mod:`workbook.planner.candidates`) the DP degrees ascend; memory per GPU does not
 rise with DP (ZeRO shards over more ranks, GA and so the in-flight micro-batches fall) and training
 days fall, so a bisection finds the smallest DP that fits and the smallest that meets the deadline
 (both are checked at the largest DP first: a shape that fails there is rejected with that margin).
 The few DPs from there (``WINDOW``) are the shape's candidates: cost rises with DP beyond them (the
-bubble and the reductions grow). The screen's feasible layouts, cheapest first, then run through
-``workbook.calc.compute``; a layout passes when every hard check of ``workbook.calc.checks`` passes
+bubble and the reductions grow) but for GA rounding. The screen's feasible layouts, cheapest first,
+then run through ``workbook.calc.compute`` (see :func:`search` for how many); a layout passes when every hard check of ``workbook.calc.checks`` passes
 and the two planning rules the checks only warn about hold (communication share, checkpoint
 interval against the MTBF; the planner first shortens the interval to what the MTBF rule allows).
 Every rejected layout records the check that failed and by how much.
@@ -28,11 +28,9 @@ from workbook.planner.screen import Screen, Screened
 
 #: DPs screened from the smallest that meets the deadline
 WINDOW = 3
-#: layouts passed to the full calculation: the cheapest overall, and at least this many per GPU
-TOP_OVERALL = 200
-TOP_PER_GPU = 25
-#: further layouts of a GPU evaluated, in order, while none of its layouts has passed
-MORE_PER_GPU = 200
+#: layouts of one GPU the full calculation takes at most (checks the screen cannot model, such as
+#: the communication share, may reject the cheapest ones)
+MAX_PER_GPU = 300
 #: planning rules the workbook shows as warnings and the planner enforces
 PLANNER_RULES = ("warn_comm_share", "warn_ckpt_interval")
 HARD_NAMES = tuple(n for n, *_ in HARD)
@@ -240,11 +238,20 @@ def _rank_key(r) -> tuple:
     return (r.cost_usd, r.days, r.memory_GB, r.layout.num_gpus, r.layout)
 
 
-def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = TOP_OVERALL,
-           top_per_gpu: int = TOP_PER_GPU, more_per_gpu: int | None = None) -> SearchResult:
-    """Search the request's training layouts on ``gpus`` (default: its candidate GPUs)."""
+def _layout_key(e: Evaluated) -> tuple:
+    lay = e.screened.layout
+    return (lay.num_gpus, lay.shape.tp, lay.shape.cp, lay.shape.pp, lay.shape.ep)
+
+
+def search(req: PlanRequest, catalog, gpus: list[str] | None = None, at_least: int = 0,
+           per_gpu_max: int = MAX_PER_GPU) -> SearchResult:
+    """Search the request's training layouts on ``gpus`` (default: its candidate GPUs).
+
+    The screen's feasible layouts go through the full calculation cheapest first (the screen's cost
+    is the calculation's, so this is the calculation's ranking): every GPU until one of its layouts
+    passes, the recommended GPU until a second parallel layout passes too (the runner-up), and at
+    least the ``at_least`` cheapest; at most ``per_gpu_max`` layouts per GPU."""
     t0, c0 = time.perf_counter(), time.process_time()
-    more_per_gpu = MORE_PER_GPU if more_per_gpu is None else more_per_gpu
     got = model_of(req, catalog)
     if got is None or not req.wants_training:
         raise ValueError("the training search needs an architecture and a training job")
@@ -255,29 +262,33 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, top: int = 
     rules: dict[str, Rules] = {}
     feasible: list[Screened] = []
     seen: list[Screened] = []
-    for gid in gpus or req.candidate_gpus:
+    gpu_ids = list(gpus or req.candidate_gpus)
+    for gid in gpu_ids:
         f, rules[gid] = screen_gpu(req, catalog, gid, model, fields, rej, counts, seen)
         feasible += f
     t_screen, cpu_screen = time.perf_counter() - t0, time.process_time() - c0
     feasible.sort(key=_rank_key)
-    chosen, per_gpu = [], {}
-    for r in feasible:
-        n = per_gpu.get(r.gpu, 0)
-        if len(chosen) < top or n < top_per_gpu:
-            chosen.append(r)
-            per_gpu[r.gpu] = n + 1
-    evaluated = [evaluate(r, req, catalog, fields) for r in chosen]
-    # a GPU none of whose layouts passed: go on down its list (checks the screen cannot model, such as
-    # the communication share, may reject the cheapest ones), up to MORE_PER_GPU more layouts
-    done = {id(r) for r in chosen}
-    for gid in gpus or req.candidate_gpus:
-        if any(e.passed for e in evaluated if e.screened.gpu == gid):
+    evaluated: list[Evaluated] = []
+    need = set(gpu_ids)  # GPUs without a passing layout yet
+    per_gpu: dict[str, int] = {}
+    rec: Evaluated | None = None
+    runner = False
+    for i, r in enumerate(feasible):
+        if i >= at_least and not need and (runner or rec is None):
+            break
+        wanted = i < at_least or r.gpu in need or (rec is not None and not runner and r.gpu == rec.screened.gpu)
+        if not wanted or per_gpu.get(r.gpu, 0) >= per_gpu_max:
             continue
-        rest = [r for r in feasible if r.gpu == gid and id(r) not in done][:more_per_gpu]
-        for r in rest:
-            evaluated.append(evaluate(r, req, catalog, fields))
-            if evaluated[-1].passed:
-                break
+        per_gpu[r.gpu] = per_gpu.get(r.gpu, 0) + 1
+        ev = evaluate(r, req, catalog, fields)
+        evaluated.append(ev)
+        if not ev.passed:
+            continue
+        if rec is None:
+            rec = ev
+        elif not runner and r.gpu == rec.screened.gpu and _layout_key(ev) != _layout_key(rec):
+            runner = True
+        need.discard(r.gpu)
     counts["evaluated"] = len(evaluated)
     defaults = catalog.defaults.as_dict()
     for ev in evaluated:
