@@ -150,6 +150,35 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from workbook.catalog import load_catalog
+    from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
+    from workbook.planner.plan import plan_request
+    from workbook.planner.report import print_report
+    from workbook.planner.request import load_request
+
+    catalog_dir = args.catalog or DEFAULT_CATALOG
+    catalog = load_catalog(args.catalog)
+    req = load_request(args.request, catalog)
+    path = plan_path(args.output, req)
+    refuse_overwrite(path, args.force)
+    outcome = plan_request(req, catalog)
+    if outcome.scenarios:
+        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
+        outcome.data["workbook"] = str(path)
+    else:
+        outcome.data["workbook"] = None
+    if args.json:
+        json.dump(outcome.data, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_report(outcome.data, sys.stdout)
+        n = len(outcome.scenarios)
+        print(f"wrote {path}: {n} scenario column{'s' if n != 1 else ''}" if n else
+              f"no plan workbook: {outcome.data['no_workbook']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
@@ -203,6 +232,15 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--pdf", type=Path, default=None, metavar="OUT.pdf", help="default: FILE.pdf")
     ex.add_argument("--sheets", default="Cover,Summary,Cost", help="comma-separated sheet names (default: %(default)s)")
     ex.set_defaults(func=cmd_export)
+
+    pl = sub.add_parser("plan", help="plan a budget request: search layouts, recommend, write the plan workbook")
+    pl.add_argument("request", type=Path, metavar="REQUEST.yaml")
+    pl.add_argument("-o", "--output", type=Path, default=Path("out"), metavar="DIR",
+                    help="folder of the plan workbook DIR/<request_id>.xlsx")
+    pl.add_argument("--json", action="store_true", help="the plan as one JSON object")
+    pl.add_argument("--force", action="store_true", help="replace an existing plan workbook")
+    pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    pl.set_defaults(func=cmd_plan)
     return p
 
 

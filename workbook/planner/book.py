@@ -1,0 +1,58 @@
+"""The plan workbook: the recommended plan, the best alternative per candidate GPU, the runner-up
+and the early estimate as scenario columns of the full live workbook (``workbook.writer.build``).
+
+The estimate column joins when it passes its hard checks (so the Cover's master check speaks for the plans);
+for an infeasible request the columns are the closest failures per GPU and the estimate.
+
+Hook for the later steps (Recommendation, Assumptions, Cost breakdown, Sensitivity sheets, PDF,
+Markdown): they read ``Outcome.data`` (the same dict ``--json`` prints) and the written path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbook.errors import InputError
+from workbook.planner.plan import Outcome
+from workbook.planner.request import PlanRequest
+
+
+def plan_path(out_dir: Path, req: PlanRequest) -> Path:
+    return Path(out_dir) / f"{req.request_id}.xlsx"
+
+
+def refuse_overwrite(path: Path, force: bool) -> None:
+    """InputError if ``path`` exists and ``force`` is not given (never overwrite silently)."""
+    if path.exists() and not force:
+        raise InputError("the plan workbook already exists; give --force to replace it", file=str(path))
+
+
+def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable) -> list[tuple[str, str]]:
+    """Cover rows: the request's fields, the catalogue hash and what the search did."""
+    from workbook.writer import files_hash
+
+    t = outcome.data["training"]
+    s = t.get("search", {})
+    rows = [("Plan request", Path(req._source_file or "").name), ("Request id", req.request_id),
+            ("Request title", req.title), ("Requester", req.requester), ("Cost centre", req.cost_centre),
+            ("Catalogue folder", portable(catalog_dir)),
+            ("Catalogue hash (sha256, 16 hex)", files_hash(sorted(Path(catalog_dir).glob("*.yaml")))),
+            ("Request hash (sha256, 16 hex)", files_hash([Path(req._source_file)]) if req._source_file else "-"),
+            ("Training search", t["status"] if not s else
+             f"{t['status']}: {s['layouts']} layouts, {s['screen_step_calls']} screened for time, "
+             f"{s['evaluated']} calculated, {s['passed']} passed"),
+            ("Serving search", outcome.data["serving"]["status"])]
+    return rows
+
+
+def write_plan_book(outcome: Outcome, req: PlanRequest, catalog, catalog_dir: Path, path: Path, portable) -> int:
+    """Write the plan workbook; returns the number of scenario columns."""
+    from workbook.writer import build
+
+    if not outcome.scenarios:
+        raise InputError("nothing to put in a plan workbook: the request gives no architecture "
+                         "(only a parameter count); name a catalogue model or an inline architecture",
+                         file=req._source_file, field="model")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    build(path, outcome.scenarios, catalog, provenance(req, outcome, catalog_dir, portable))
+    return len(outcome.scenarios)

@@ -1,0 +1,197 @@
+"""Training layouts a request allows (spec 17.5.8, 17.9.4 step 6), each convertible to a Scenario.
+
+A :class:`Shape` is everything but the data-parallel degree: TP (divides the heads, inside a node,
+at most 8), CP (divides the sequence), PP (divides the layers: the hard check
+``check_pp_divides_layers`` refuses an uneven split, so ``last_stage_layers`` is never needed), EP
+(MoE only: divides the routed experts; inside a node, TP·EP <= GPUs per node, unless the request
+allows cross-node EP), micro-batch, recompute mode, ZeRO stage and precision. :func:`dp_options`
+then lists the DP degrees that make whole nodes up to ``max_gpus``, let EP live inside DP·CP, and
+reach the global batch with GA = ceil(B / (DP·B_micro)) >= PP micro-batches (1F1B fills the pipeline)
+within the request's overshoot tolerance. Rules that remove a layout are counted in
+:class:`Rules` with an example, so the report can say why a degree never appears.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from workbook.errors import InputError
+from workbook.planner.request import ModelByCount, ModelInline, PlanRequest
+from workbook.reference.layout import TP_MAX
+
+#: CP degrees tried when the request gives none: each CP rank keeps at least this many tokens
+CP_MIN_TOKENS = 2048
+CP_DEFAULT = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True, order=True)
+class Shape:
+    """A layout without its data-parallel degree."""
+
+    tp: int
+    cp: int
+    pp: int
+    ep: int
+    micro_batch: int
+    recompute: str
+    zero_stage: int
+    precision: str
+
+
+@dataclass(frozen=True, order=True)
+class Layout:
+    """A full training layout: N = TP·CP·PP·DP GPUs, GA micro-batches per step."""
+
+    shape: Shape
+    dp: int
+    grad_accum: int
+
+    @property
+    def num_gpus(self) -> int:
+        s = self.shape
+        return s.tp * s.cp * s.pp * self.dp
+
+    def label(self) -> str:
+        s = self.shape
+        ep = f" EP{s.ep}" if s.ep > 1 else ""
+        cp = f" CP{s.cp}" if s.cp > 1 else ""
+        return (f"TP{s.tp}{cp} PP{s.pp} DP{self.dp}{ep}, mb {s.micro_batch} x GA {self.grad_accum}, "
+                f"{s.recompute} recompute, ZeRO-{s.zero_stage}, {s.precision}")
+
+
+@dataclass
+class Rules:
+    """Layouts removed by a layout rule: rule -> (count, an example)."""
+
+    removed: dict[str, list] = field(default_factory=dict)
+
+    def drop(self, rule: str, example: str, n: int = 1) -> None:
+        entry = self.removed.setdefault(rule, [0, example])
+        entry[0] += n
+
+
+def inline_model_of(req: PlanRequest):
+    """The request's inline architecture as a catalogue Model (errors name model.arch fields)."""
+    from workbook.scenario.resolve import inline_model
+
+    assert isinstance(req.model, ModelInline)
+    lines = {("model_arch",) + k[2:]: v for k, v in (req._source_lines or {}).items() if k[:2] == ("model", "arch")}
+    probe = type("_Probe", (), {})()
+    probe.model_arch, probe.name = req.model.arch, req.request_id
+    probe._source_file, probe._source_lines = req._source_file, lines
+    try:
+        return inline_model(probe)
+    except InputError as err:
+        raise InputError(err.message, file=req._source_file, line=err.line,
+                         field=(err.field or "model_arch").replace("model_arch", "model.arch", 1),
+                         expected=err.expected) from None
+
+
+def model_of(req: PlanRequest, catalog) -> tuple[Any, dict] | None:
+    """(catalogue Model, the Scenario's model fields) or None when the request gives only a count."""
+    if isinstance(req.model, ModelByCount):
+        return None
+    if isinstance(req.model, str):
+        return catalog.model(req.model), {"model": req.model}
+    return inline_model_of(req), {"model_arch": dict(req.model.arch)}
+
+
+def _divisors(n: int, limit: int) -> list[int]:
+    return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
+
+
+def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
+    """Every Shape the request and the model allow on ``gpu``."""
+    c, gpn = req.constraints, int(gpu.gpus_per_node)
+    seq = req.training.seq_len
+    tps = c.tp or [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= gpn]
+    tp_ok = []
+    for tp in tps:
+        if tp > min(gpn, TP_MAX):
+            rules.drop("tp_outside_node", f"TP{tp} > {min(gpn, TP_MAX)} GPUs of an NVLink node")
+        elif model.n_heads % tp:
+            rules.drop("tp_divides_heads", f"TP{tp} does not divide {model.n_heads} heads")
+        else:
+            tp_ok.append(tp)
+    cps = c.cp or [x for x in CP_DEFAULT if seq // x >= CP_MIN_TOKENS]
+    cp_ok = []
+    for cp in cps:
+        if seq % cp:
+            rules.drop("cp_divides_seq", f"CP{cp} does not divide seq_len {seq}")
+        else:
+            cp_ok.append(cp)
+    pps = _divisors(int(model.layers), c.pp_max)
+    if model.moe and model.n_routed_experts:
+        eps = _divisors(int(model.n_routed_experts), c.ep_max)
+    else:
+        eps = [1]
+    for tp in tp_ok:
+        for ep in eps:
+            if tp * ep > gpn and not c.allow_cross_node_ep:
+                rules.drop("ep_crosses_node", f"TP{tp} x EP{ep} = {tp * ep} GPUs > {gpn} per node",
+                           n=len(cp_ok) * len(pps))
+                continue
+            for cp in cp_ok:
+                for pp in pps:
+                    for prec in c.precisions:
+                        for mb in c.micro_batches:
+                            for rc in c.recompute:
+                                for z in c.zero_stages:
+                                    yield Shape(tp, cp, pp, ep, mb, rc, z, prec)
+
+
+def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[int, int]]:
+    """(DP, GA) pairs for ``shape``, DP ascending (see the module docstring)."""
+    c, t, gpn = req.constraints, req.training, int(gpu.gpus_per_node)
+    replica = shape.tp * shape.cp * shape.pp
+    seqs = round(t.global_batch_tokens / t.seq_len)
+    # whole nodes: N = replica·DP a multiple of the node; EP inside DP·CP: EP divides DP·CP
+    node_step = gpn // math.gcd(replica, gpn) if c.whole_nodes else 1
+    step = math.lcm(node_step, shape.ep // math.gcd(shape.ep, shape.cp))
+    dp_max = c.max_gpus // replica
+    if dp_max * shape.micro_batch > seqs:
+        rules.drop("global_batch_too_small", f"DP x mb {shape.micro_batch} above {seqs} sequences per step")
+        dp_max = seqs // shape.micro_batch
+    out = []
+    for dp in range(step, dp_max + 1, step):
+        ga = -(-seqs // (dp * shape.micro_batch))
+        if ga < shape.pp:  # GA only falls as DP grows
+            rules.drop("ga_below_pp", f"GA {ga} < PP{shape.pp} at DP{dp} (the 1F1B pipeline does not fill)")
+            break
+        if ga * dp * shape.micro_batch > seqs * (1 + t.global_batch_tolerance):
+            rules.drop("global_batch_overshoot", f"GA {ga} x DP{dp} x mb {shape.micro_batch} overshoots {seqs}")
+            continue
+        out.append((dp, ga))
+    return out
+
+
+def to_scenario(layout: Layout, req: PlanRequest, gpu_id: str, model_fields: dict, name: str,
+                ckpt_interval_steps: int | None = None):
+    """The layout as a validated :class:`workbook.scenario.model.Scenario` (step time, tensor memory)."""
+    from workbook.scenario.model import Scenario
+
+    s, t = layout.shape, req.training
+    return Scenario.model_validate({
+        "name": name,
+        "description": f"{req.title} ({req.request_id}): {layout.label()}",
+        **model_fields,
+        "gpu": gpu_id,
+        "purpose": "training",
+        "training": training_fields(layout, req),
+        "storage": {"ckpt_interval_steps": ckpt_interval_steps},
+        "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd, "budget_usd": req.budget_usd},
+    })
+
+
+def training_fields(layout: Layout, req: PlanRequest) -> dict:
+    """The Scenario ``training`` section of a layout."""
+    s, t = layout.shape, req.training
+    return {
+        "tokens": req.tokens, "seq_len": t.seq_len, "micro_batch": s.micro_batch, "grad_accum": layout.grad_accum,
+        "precision": s.precision, "optimizer": t.optimizer, "zero_stage": s.zero_stage, "recompute": s.recompute,
+        "num_gpus": layout.num_gpus, "tp": s.tp, "pp": s.pp, "ep": s.ep, "cp": s.cp,
+        "memory_model": "tensors", "time_model": "step", "target_days": req.target_days,
+        "overhead_factor": t.overhead_factor, "spare_fraction": t.spare_fraction,
+    }

@@ -1,0 +1,163 @@
+"""A plan request answered: the early estimate, the training search, its recommendation and
+alternatives, and the serving status, as one JSON-able dict plus the scenarios of the plan workbook.
+
+``Outcome.data`` is what ``workbook plan --json`` prints and what the later Recommendation,
+Sensitivity and PDF steps read (``data["training"]["recommended"]`` and friends);
+``Outcome.scenarios`` are the plan workbook's columns (recommended first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbook import __version__
+from workbook.calc import compute
+from workbook.calc.checks import WARNINGS
+from workbook.planner.advice import advise, rejected_summary
+from workbook.planner.candidates import model_of
+from workbook.planner.estimate import early_estimate
+from workbook.planner.request import ModelByCount, PlanRequest
+from workbook.planner.search import Evaluated, SearchResult, search
+
+SERVING_NOT_SEARCHED = ("not yet searched: the serving search (GPU type, TP/EP, replicas or prefill/decode "
+                        "pools within the TTFT and TPOT targets) is a later step; no serving plan is offered")
+
+
+@dataclass
+class Outcome:
+    data: dict[str, Any]
+    scenarios: list = field(default_factory=list)
+    search: SearchResult | None = None
+
+
+def plan_summary(ev: Evaluated, req: PlanRequest) -> dict[str, Any]:
+    """One evaluated layout as the report shows it (figures from the full calculation)."""
+    q, lay = ev.q, ev.screened.layout
+    s = lay.shape
+    return {
+        "scenario": ev.scenario.name, "gpu": ev.screened.gpu, "num_gpus": lay.num_gpus, "nodes": q["plan_nodes"],
+        "gpus_billed": q["train_gpus_billed"], "tp": s.tp, "cp": s.cp, "pp": s.pp, "dp": lay.dp, "ep": s.ep,
+        "micro_batch": s.micro_batch, "grad_accum": lay.grad_accum, "recompute": s.recompute,
+        "zero_stage": s.zero_stage, "precision": s.precision, "layout": lay.label(),
+        "global_batch_tokens": q["st_tokens_per_step"], "train_days": q["train_days"],
+        "target_days": req.target_days, "train_cost_usd": q["train_cost_usd"],
+        "train_cost_target_usd": q["train_cost_target_usd"], "gpu_hour_usd": q["gpu_hour_usd"],
+        "budget_usd": req.budget_usd, "budget_headroom_usd": q["budget_headroom_usd"] if req.budget_usd else None,
+        "memory_per_gpu_GB": q["zero_total_per_gpu_GB"], "memory_headroom_GB": q["zero_hbm_headroom_GB"],
+        "mfu": q["train_mfu"], "tokens_per_day": q["train_tokens_per_day"], "comm_share_frac": q["comm_share_frac"],
+        "ckpt_interval_steps": q["sto_ckpt_interval_steps"],
+        "warnings": [n for n, *_ in WARNINGS if q[n]], "failed": list(ev.failed),
+    }
+
+
+def _book_scenario(req: PlanRequest, est: dict, gpu_id: str, fields: dict):
+    """The early estimate as a book-model column (memory_model book, time_model mfu, as 17.9.4)."""
+    from workbook.scenario.model import Scenario
+
+    n = int(est["N_chosen"])
+    return Scenario.model_validate({
+        "name": f"estimate-{gpu_id}-{n}", **fields, "gpu": gpu_id, "purpose": "training",
+        "description": f"Early estimate of {req.request_id} (spec 17.9.4 quick path): P = {est['P_total']:.4g}, "
+                       f"MFU {est['MFU']:.2f}, TP {int(est['TP'])} x PP {int(est['PP'])} x DP {int(est['DP'])}; "
+                       "the column computes with the model's own parameter count",
+        "training": {"memory_model": "book", "time_model": "mfu", "tokens": req.tokens, "seq_len": req.training.seq_len,
+                     "micro_batch": 1, "grad_accum": int(est["GA"]), "zero_stage": 0, "recompute": "full",
+                     "num_gpus": n, "tp": int(est["TP"]), "pp": int(est["PP"]), "mfu": est["MFU"],
+                     "target_days": req.target_days, "act_GB": req.early_estimate.act_GB,
+                     "runtime_overhead_GB": req.early_estimate.overhead_GB},
+        "storage": {"ckpt_bytes_per_param": 10, "fs_write_GBps": req.early_estimate.fs_write_GBps},
+        "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd, "budget_usd": req.budget_usd},
+    })
+
+
+def _runner_up(res: SearchResult, rec: Evaluated) -> Evaluated | None:
+    """The best plan on the recommended GPU with another GPU count or parallel layout."""
+    def key(e: Evaluated) -> tuple:
+        lay = e.screened.layout
+        return (lay.num_gpus, lay.shape.tp, lay.shape.cp, lay.shape.pp, lay.shape.ep)
+
+    for e in res.plans:
+        if e.screened.gpu == rec.screened.gpu and key(e) != key(rec):
+            return e
+    return None
+
+
+def _request_data(req: PlanRequest) -> dict[str, Any]:
+    return {"title": req.title, "request_id": req.request_id, "requester": req.requester,
+            "cost_centre": req.cost_centre, "file": req._source_file,
+            "model": req.model if isinstance(req.model, str) else req.model.model_dump(),
+            "tokens": req.tokens, "target_days": req.target_days, "budget_usd": req.budget_usd,
+            "candidate_gpus": list(req.candidate_gpus), "price_basis": req.price_basis, "rent_vs_buy": req.rent_vs_buy}
+
+
+def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str, Any]:
+    res = search(req, catalog)
+    out.search = res
+    best = res.best_per_gpu()
+    data: dict[str, Any] = {
+        "status": "feasible" if res.plans else "infeasible",
+        "search": {"seconds": res.seconds, "screen_seconds": res.screen_seconds, **res.counts, "screen_feasible": len(res.feasible_screened),
+                   "passed": len(res.plans), "rejected": len(res.rejections),
+                   "layout_rules": {g: {k: {"count": v[0], "example": v[1]} for k, v in r.removed.items()}
+                                    for g, r in res.rules.items()}},
+        "rejected": rejected_summary(res),
+    }
+    if res.plans:
+        rec = res.plans[0]
+        data["recommended"] = plan_summary(rec, req)
+        data["alternatives"] = {g: (plan_summary(best[g], req) if g in best else None)
+                                for g in req.candidate_gpus if g != rec.screened.gpu}
+        runner = _runner_up(res, rec)
+        data["runner_up"] = plan_summary(runner, req) if runner else None
+        out.scenarios.append(rec.scenario)
+        out.scenarios += [best[g].scenario for g in req.candidate_gpus if g in best and best[g] is not rec]
+        if runner:
+            out.scenarios.append(runner.scenario)
+    else:
+        data["recommended"] = None
+        data["infeasible"] = advise(req, catalog, res, search)
+        closest: dict[str, Evaluated] = {}
+        for ev in sorted(res.evaluated, key=lambda e: (len(e.failed), e.q["train_cost_usd"])):
+            closest.setdefault(ev.screened.gpu, ev)
+        data["closest_failed"] = {g: plan_summary(ev, req) for g, ev in closest.items()}
+        out.scenarios += [ev.scenario for ev in closest.values()]
+    return data
+
+
+def plan_request(req: PlanRequest, catalog) -> Outcome:
+    """Answer a request (never raises for an infeasible one: that is a result)."""
+    out = Outcome(data={"tool_version": __version__, "request": _request_data(req)})
+    got = model_of(req, catalog)
+    model, fields = got if got is not None else (None, None)
+    if req.wants_training:
+        est = {g: early_estimate(req, catalog.gpu(g), model) for g in req.candidate_gpus}
+        out.data["early_estimate"] = est
+        if got is None:
+            out.data["training"] = {"status": "not searched: the request gives only a parameter count; name a "
+                                              "catalogue model or an inline architecture for the layout search"}
+        else:
+            out.data["training"] = _training(req, catalog, out, fields)
+            rec = out.data["training"]["recommended"]
+            gid = rec["gpu"] if rec else req.candidate_gpus[0]
+            book = _book_scenario(req, est[gid], gid, fields)
+            failed = compute(book, catalog)["hard_failures_count"]
+            # a feasible plan's workbook holds plans that pass; the estimate joins them when it passes too
+            if not rec or not failed:
+                out.scenarios.append(book)
+            out.data["estimate_column"] = {"scenario": book.name, "in_workbook": not rec or not failed,
+                                           "hard_failures": failed}
+    else:
+        out.data["early_estimate"] = None
+        out.data["training"] = {"status": "not requested"}
+    if not out.scenarios:
+        out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
+                                   if req.wants_training else "no training plan, and the serving search is not built yet")
+    if req.serving is not None:
+        out.data["serving"] = {"status": SERVING_NOT_SEARCHED, "load": req.serving.model_dump()}
+    else:
+        out.data["serving"] = {"status": "not requested"}
+    return out
+
+
+__all__ = ["Outcome", "plan_request", "plan_summary", "ModelByCount"]

@@ -1,0 +1,94 @@
+"""The plan as text for a terminal (``workbook plan``); ``--json`` prints ``Outcome.data`` instead."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+
+def _usd(v: float | None) -> str:
+    return "-" if v is None else f"${v:,.0f}"
+
+
+def _num(v: float, unit: str) -> str:
+    if unit == "USD":
+        return _usd(v)
+    if unit == "fraction":
+        return f"{v * 100:.1f} %"
+    return f"{v:,.6g} {unit}"
+
+
+def _plan_line(p: dict[str, Any]) -> str:
+    return (f"{p['gpu']} x {p['num_gpus']} ({p['nodes']:.0f} nodes): {p['layout']}; {p['train_days']:.2f} days, "
+            f"{_usd(p['train_cost_usd'])}, {p['memory_per_gpu_GB']:.1f} GB/GPU "
+            f"(headroom {p['memory_headroom_GB']:.1f} GB), MFU {p['mfu']:.3f}")
+
+
+def _estimate(est: dict[str, dict], out: TextIO) -> None:
+    print("Early estimate (spec 17.9.4 quick path: steps 1, 2, 4, 5, 10, by the book's rules, not the request's "
+          "constraints):", file=out)
+    for g, e in est.items():
+        print(f"  {g}: P = {e['P_total']:.4g}, D = {e['D_tokens']:.4g} tokens, C = {e['C_total_FLOPs']:.4g} FLOPs, "
+              f"MFU {e['MFU']:.2f}", file=out)
+        print(f"      N_mem {e['N_mem']:.0f}, N_time {e['N_time']:.0f} -> {e['N_chosen']:.0f} GPUs "
+              f"({e['nodes']:.0f} nodes), TP {e['TP']:.0f} x PP {e['PP']:.0f} x DP {e['DP']:.0f}; "
+              f"{e['T_actual_days']:.2f} days; {_usd(e['cost_target_USD'])} for the target days "
+              f"({_usd(e['cost_actual_USD'])} for the actual days) at ${e['gpu_hour_usd']:.2f}/GPU-h", file=out)
+
+
+def print_report(data: dict[str, Any], out: TextIO) -> None:
+    r = data["request"]
+    print(f"Plan {r['request_id']}: {r['title']} (requester {r['requester']}, cost centre {r['cost_centre']})",
+          file=out)
+    budget = _usd(r["budget_usd"]) if r["budget_usd"] else "no budget"
+    if r["tokens"]:
+        print(f"  train {r['tokens']:.4g} tokens in {r['target_days']:g} days, {budget}, "
+              f"GPUs {', '.join(r['candidate_gpus'])}, {r['price_basis']} prices", file=out)
+    if data.get("early_estimate"):
+        _estimate(data["early_estimate"], out)
+    t = data["training"]
+    print(f"Training search: {t['status']}", file=out)
+    if "search" in t:
+        s = t["search"]
+        print(f"  {s['layouts']:,} layouts ({s['shapes']:,} shapes x DP) on {', '.join(s['layout_rules'])}; "
+              f"{s['screen_step_calls']:,} screened for time, {s['evaluated']} through the full calculation, "
+              f"{s['passed']} passed; {s['seconds']:.1f} s", file=out)
+    if t.get("recommended"):
+        p = t["recommended"]
+        print(f"Recommended: {_plan_line(p)}", file=out)
+        if p.get("budget_headroom_usd") is not None:
+            print(f"  budget headroom {_usd(p['budget_headroom_usd'])} (target-days cost "
+                  f"{_usd(p['train_cost_target_usd'])}); warnings: {', '.join(p['warnings']) or 'none'}", file=out)
+        if t.get("runner_up"):
+            print(f"  runner-up on {t['runner_up']['gpu']}: {_plan_line(t['runner_up'])}", file=out)
+        for g, alt in t.get("alternatives", {}).items():
+            print(f"  alternative on {g}: " + (_plan_line(alt) if alt else "no layout passes"), file=out)
+    if t.get("infeasible"):
+        inf = t["infeasible"]
+        print(f"No layout passes every check: {inf['why_text']}.", file=out)
+        print("Smallest changes that would give a plan (each alone):", file=out)
+        for c in inf["changes"]:
+            mark = "confirmed" if c["confirmed"] else "NOT confirmed by the full calculation"
+            print(f"  {c['field']}: {c['from']:,.6g} -> {c['to']:,.6g} ({c['change_frac'] * 100:+.1f} %), {mark}",
+                  file=out)
+        for g in inf["other_gpus"]:
+            print(f"  another GPU: {g['gpu']} x {g['num_gpus']}, {g['train_days']:.2f} days, "
+                  f"{_usd(g['train_cost_usd'])}", file=out)
+        if not inf["changes"] and not inf["other_gpus"]:
+            print("  none found: no layout fits in memory on any catalogue GPU within max_gpus", file=out)
+    if t.get("rejected"):
+        print("Rejected (check: count, closest miss):", file=out)
+        for row in t["rejected"]:
+            c = row["closest"]
+            print(f"  {row['check']}: {row['count']:,}; closest {c['gpu']} {c['layout']}: "
+                  f"{_num(c['value'], c['unit'])} vs {_num(c['limit'], c['unit'])} "
+                  f"({c['excess_frac'] * 100:+.3g} %)", file=out)
+        for g, rules in t["search"]["layout_rules"].items():
+            for k, v in rules.items():
+                print(f"  layout rule {k} on {g}: {v['count']:,} (e.g. {v['example']})", file=out)
+    sv = data["serving"]
+    if "load" in sv:
+        ld = sv["load"]
+        rate = f"{ld['requests_per_s']:g} requests/s" if ld["requests_per_s"] else f"{ld['concurrency']} concurrent"
+        print(f"Serving load: {rate}, {ld['prompt_tokens']} prompt / {ld['output_tokens']} output tokens, "
+              f"TTFT <= {ld['ttft_ms']:g} ms, TPOT <= {ld['tpot_ms']:g} ms", file=out)
+    print(f"Serving: {sv['status']}", file=out)

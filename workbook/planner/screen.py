@@ -1,0 +1,125 @@
+"""The cheap screen: memory per GPU, training days and cost of a layout from the reference functions
+the calculation layer calls (no second copy of the physics).
+
+Memory is ``workbook.reference.sharded_state.model_state_per_gpu`` plus
+``workbook.reference.activations.activations_per_gpu`` (through ``workbook.calc.act_stages``) on the
+most loaded rank plus the runtime overhead, as ``workbook.calc.sharded_state`` adds them; time is
+``workbook.reference.step_time.step_time`` on ``workbook.calc.step_inputs.step_kwargs``; cost is
+``workbook.reference.train_cost`` on the GPUs billed (whole nodes, spares included) as the Cost sheet
+bills them. The bytes per parameter, the activation element size and the price come from one
+``workbook.calc.compute`` of a base scenario per GPU and precision. :func:`workbook.planner.search`
+later runs the full calculation on the best layouts and keeps only those that pass its checks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from workbook.calc import compute
+from workbook.calc.act_stages import stage_activations
+from workbook.calc.base import Context
+from workbook.calc.plan import ceil_count_xl
+from workbook.calc.sharded_state import recipe
+from workbook.calc.step_inputs import step_kwargs
+from workbook.planner.candidates import Layout, Shape, to_scenario
+from workbook.planner.request import PlanRequest
+from workbook.reference import sharded_state as ss
+from workbook.reference import step_time as stm
+from workbook.reference import train_cost as tc
+from workbook.scenario.model import TrainingInputs
+from workbook.units import GB, SECONDS_PER_DAY
+
+
+@dataclass
+class Screened:
+    """One layout through the screen (``memory_GB`` None: not needed, not computed)."""
+
+    gpu: str
+    layout: Layout
+    memory_GB: float | None
+    hbm_GB: float
+    days: float = float("nan")
+    cost_usd: float = float("nan")
+    cost_target_usd: float = float("nan")
+    mfu: float = float("nan")
+
+    @property
+    def fits(self) -> bool:
+        return self.memory_GB is not None and self.memory_GB <= self.hbm_GB
+
+    @property
+    def billed_cost_usd(self) -> float:
+        """What the budget check compares: the larger of the actual and the target-days cost."""
+        return max(self.cost_usd, self.cost_target_usd)
+
+
+class Screen:
+    """Screens layouts of one request on one GPU (caches the pieces that do not depend on DP)."""
+
+    def __init__(self, req: PlanRequest, catalog, gpu, model, model_fields: dict, precision: str):
+        self.req, self.gpu, self.model = req, gpu, model
+        gpn = int(gpu.gpus_per_node)
+        base = Layout(Shape(1, 1, 1, 1, 1, "full", 1, precision), dp=gpn, grad_accum=1)
+        q = compute(to_scenario(base, req, gpu.id, model_fields, "screen-base"), catalog)
+        self.recipe = recipe(q)
+        self.act_bytes = q["train_act_bytes_per_elem"]
+        self.overhead_GB = q["train_overhead_GB"]
+        self.price = q["gpu_hour_usd"]
+        self.eff = catalog.efficiency_of(gpu.id)
+        self.defaults = catalog.defaults.as_dict()
+        self._training = TrainingInputs().model_dump()
+        self._state: dict = {}
+        self._acts: dict = {}
+        self.calls = {"state": 0, "activations": 0, "step": 0}
+
+    def _ctx(self, layout: Layout) -> Context:
+        t = self.req.training
+        s = layout.shape
+        # the scenario's training inputs as attributes (defaults for what the layout does not set)
+        training = SimpleNamespace(**{**self._training, **dict(
+            tokens=self.req.tokens, seq_len=t.seq_len, micro_batch=s.micro_batch, grad_accum=layout.grad_accum,
+            precision=s.precision, zero_stage=s.zero_stage, recompute=s.recompute, num_gpus=layout.num_gpus,
+            tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, optimizer=t.optimizer)})
+        ctx = Context(s=SimpleNamespace(training=training), gpu=self.gpu, model=self.model, defaults=self.defaults,
+                      eff=self.eff)
+        ctx.q = {"plan_etp": float(s.tp), "train_act_bytes_per_elem": self.act_bytes}
+        return ctx
+
+    def memory_GB(self, layout: Layout) -> float:
+        """Training memory per GPU on the most loaded rank (tensor model), overhead included."""
+        s = layout.shape
+        # ZeRO-0 shards nothing over DP
+        skey = (s.tp, s.pp, s.cp, s.ep, s.zero_stage, s.precision, layout.dp if s.zero_stage else 0)
+        if skey not in self._state:
+            self.calls["state"] += 1
+            self._state[skey] = ss.model_state_per_gpu(
+                self.model, num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp,
+                zero_stage=s.zero_stage, recipe=self.recipe)["per_stage"]
+        # 1F1B keeps min(PP - i, GA) micro-batches in flight on rank i: GA matters only up to PP
+        akey = (s.tp, s.cp, s.pp, s.micro_batch, s.recompute, s.precision, min(layout.grad_accum, s.pp))
+        if akey not in self._acts:
+            self.calls["activations"] += 1
+            self._acts[akey] = [r["peak_bytes"] for r in stage_activations(self._ctx(layout))["per_stage"]]
+        acts = self._acts[akey]
+        return max(r["total_bytes"] / GB + acts[r["stage"]] / GB for r in self._state[skey]) + self.overhead_GB
+
+    def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
+        """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
+        out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, float(self.gpu.hbm_GB))
+        if with_time:
+            self.calls["step"] += 1
+            r = stm.step_time(**step_kwargs(self._ctx(layout)))
+            out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
+            out.mfu = r["mfu"]
+            billed = self.billed_gpus(layout.num_gpus)
+            out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
+                                             gpu_hour_usd=self.price)
+            out.cost_target_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days),
+                                                    gpu_hour_usd=self.price)
+        return out
+
+    def billed_gpus(self, num_gpus: int) -> float:
+        """GPUs billed: whole nodes with the spares (the Plan sheet's plan_gpus_to_buy)."""
+        gpn = int(self.gpu.gpus_per_node)
+        return ceil_count_xl(num_gpus * (1 + self.req.training.spare_fraction) / gpn) * gpn
