@@ -66,6 +66,8 @@ class Screen:
         self.act_bytes = q["train_act_bytes_per_elem"]
         self.overhead_GB = q["train_overhead_GB"]
         self.price = q["gpu_hour_usd"]
+        #: what the calculation's memory fit compares with (tensor model: device bytes x allocatable share)
+        self.capacity_GB = q["zero_hbm_capacity_GB"]
         self.eff = catalog.efficiency_of(gpu.id)
         self.defaults = catalog.defaults.as_dict()
         self._training = TrainingInputs().model_dump()
@@ -106,7 +108,7 @@ class Screen:
 
     def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
         """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
-        out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, float(self.gpu.hbm_GB))
+        out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, self.capacity_GB)
         if with_time:
             self.calls["step"] += 1
             r = stm.step_time(**step_kwargs(self._ctx(layout)))

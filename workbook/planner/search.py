@@ -144,7 +144,7 @@ def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Reje
                       seen: list[Screened]) -> list[Screened]:
     """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``
     (a layout that misses the deadline as such; its memory is computed only at the largest DP)."""
-    gid, hbm = scr.gpu.id, float(scr.gpu.hbm_GB)
+    gid, hbm = scr.gpu.id, scr.capacity_GB
     last = len(lays) - 1
     cache: dict[int, Screened] = {}
     target = req.target_days
@@ -213,7 +213,7 @@ def scenario_name(r: Screened) -> str:
 def _calc_rejections(ev: Evaluated, req: PlanRequest, defaults) -> list[Rejection]:
     q, r = ev.q, ev.screened
     limits = {
-        "check_train_memory_fits": (q["zero_total_per_gpu_GB"], r.hbm_GB, "GB"),
+        "check_train_memory_fits": (q["zero_total_per_gpu_GB"], q["zero_hbm_capacity_GB"], "GB"),
         "check_meets_target_days": (q["train_days"], req.target_days, "days"),
         "check_within_budget": (max(q["train_cost_usd"], q["train_cost_target_usd"]), req.budget_usd or 0.0, "USD"),
         "warn_comm_share": (q["comm_share_frac"], float(defaults.get("comm_max_frac", 0.2)), "fraction"),
