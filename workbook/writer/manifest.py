@@ -64,7 +64,7 @@ def write_manifest(w) -> int:
             continue
         w.text(MANIFEST_SHEET, row, 0, sheet, "text", "text")
         for col, head in enumerate(HEADERS[1:4], start=1):
-            w.number(MANIFEST_SHEET, row, col, counts[(sheet, head)], "text", "text", num_format="#,##0")
+            w.text(MANIFEST_SHEET, row, col, f"{counts[(sheet, head)]:,}", "text", "text")  # a record, not a number
         row += 1
     for i, part in enumerate(encode(record)):
         w.text(MANIFEST_SHEET, row, 0, f"record {i + 1}", "text", "text")
