@@ -54,7 +54,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "seq_len": rng.choice([1024, 2048, 4096, 8192]),
                 "micro_batch": rng.choice([1, 2, 4]),
                 "grad_accum": rng.choice([1, 4, 8, 16, 32]),
-                "precision": rng.choice(precisions),
+                "precision": (precision := rng.choice(precisions)),
                 "optimizer": rng.choice(list(get_args(Optimizer))),
                 "zero_stage": i % 4,
                 "recompute": recompute[i % len(recompute)],
@@ -74,7 +74,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "target_days": rng.choice([7, 30, 60, 90]),
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),
                 **step,
-                **_mfu_fields(rng_mfu, i, step["time_model"], gpu),
+                **_mfu_fields(rng_mfu, i, step["time_model"], gpu, fp8=precision == "fp8"),
             },
             inference={
                 "prompt_tokens": rng.choice([128, 1024, 4096]),
@@ -92,12 +92,14 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     return out
 
 
-def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu) -> dict:
-    """The MFU peak basis and a measured hardware rate (typed for every fifth scenario, required there)."""
+def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu, fp8: bool) -> dict:
+    """The MFU peak basis (an FP8 run: the FP8 peak for i divisible by 4, else BF16) and a measured hardware
+    rate (typed for every fifth scenario, which uses it, and for some others, which do not)."""
     measured = i % 5 == 4
     rate = round(rng.uniform(0.2, 0.6) * float(gpu.bf16_dense_TFLOPS), 1)
+    basis = ("bf16", "precision")[i % 4 == 0] if fp8 else rng.choice(["bf16", "precision"])
     return {
-        "mfu_peak": rng.choice(["bf16", "precision"]),
+        "mfu_peak": basis,
         "time_model": "measured" if measured else time_model,
         "measured_TFLOPS_per_gpu": rate if measured or rng.random() < 0.3 else None,
     }
