@@ -61,9 +61,10 @@ def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
     return {name: Recalc(values[p], layout) for name, p in paths.items()}
 
 
-def test_measured_rate_drives_the_days_in_use_and_the_cost(rc):
+def test_measured_rate_drives_the_days_in_use_and_the_cost(rc, built):
     r = rc["measured_300"]
-    hw, n = r.get("Step Time", "st_hardware_FLOPs_per_step", 0), r.get("Plan", "training.num_gpus", 0)
+    n = EditBook(built[0]).plan_cell("training.num_gpus", 0).value  # an input: not in the recalculated values
+    hw = r.get("Step Time", "st_hardware_FLOPs_per_step", 0)
     assert close(r.get("Step Time", "meas_step_s", 0), hw / (n * 300e12))
     assert r.get("Step Time", "train_time_model_position", 0) == 3.0
     days = r.get("Step Time", "meas_train_days_with_overhead", 0)
