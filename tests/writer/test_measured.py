@@ -11,13 +11,10 @@ Scenario 0 of the default workbook is llama-7b on 256 H800 (BF16, MFU given, the
 from __future__ import annotations
 
 import math
-import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
-from workbook.engines import recalculate_many
+from tests.writer.edits import EditBook, Layout, Recalc, recalc_edited
 from workbook.engines.libreoffice import find_soffice
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
@@ -47,18 +44,8 @@ def layout(built) -> Layout:
 
 @pytest.fixture(scope="module")
 def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
-    folder = tmp_path_factory.mktemp("measured")
-    paths = {}
-    for name, edits in EDITS.items():
-        dst = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], dst)
-        book = EditBook(dst)
-        for key, value in edits:
-            book.plan(key, 0, value)
-        book.save()
-        paths[name] = Path(dst)
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    return {name: Recalc(values[p], layout) for name, p in paths.items()}
+    steps = {name: [lambda b, k=k, v=v: b.plan(k, 0, v) for k, v in edits] for name, edits in EDITS.items()}
+    return recalc_edited(built[0], tmp_path_factory.mktemp("measured"), steps, layout)
 
 
 def test_measured_rate_drives_the_days_in_use_and_the_cost(rc, built):
