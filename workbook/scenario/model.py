@@ -96,7 +96,8 @@ class TrainingInputs(_Strict):
                              desc="Model chunks per pipeline rank (interleaved schedule)",
                              note="interleaved only; 1 = plain 1F1B")
     mfu: float = In(0.40, title="MFU", unit="fraction", example=0.40, ge=0.05, le=0.9,
-                    desc="Model FLOPs utilisation", note="plausible 20-60 % (spec 17.5.2)")
+                    desc="Model FLOPs utilisation (MFU given), over the MFU peak basis",
+                    note="plausible 20-60 % (spec 17.5.2)")
     mfu_peak: MfuPeak = In("bf16", title="MFU peak basis", unit="choice", example="bf16",
                            desc="The peak an MFU refers to: bf16 = the dense BF16 peak, precision = the dense "
                            "peak at the training precision (FP8 on an FP8 run)",
