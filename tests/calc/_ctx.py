@@ -25,7 +25,7 @@ def make_ctx(**training) -> Context:
     gpu = SimpleNamespace(bf16_dense_TFLOPS=PEAK, hbm_GB=80, hbm_device_MiB=81559, hbm_bw_GBps=3350, nvlink_bw_GBps=400, gpus_per_node=8)
     model = SimpleNamespace(layers=32, d_model=4096, n_heads=32, n_kv_heads=32, head_dim=128, vocab=32000,
                             moe=False, top_k=None, n_dense_layers=None)
-    q = {"train_peak_TFLOPS": PEAK, "params_total": P, "params_active": P,
+    q = {"train_peak_TFLOPS": PEAK, "mfu_peak_TFLOPS": PEAK, "params_total": P, "params_active": P,
          "train_total_FLOPs": 6 * P * t["tokens"], "nvlink_effective_GBps": 400 * 0.375}
     defaults = {"ib_latency_us": 0.0, "comm_max_frac": 0.2, "ckpt_margin_factor": 5, "nvme_bw_GBps": 7,
                 "fs_efficiency": 0.8, "storage_replication": 3, "dataset_overhead_factor": 1.5}

@@ -24,6 +24,15 @@ def test_fp8_training_peak():
     assert q["train_peak_TFLOPS"] == 1979
 
 
+def test_mfu_peak_is_bf16_unless_the_precision_basis_is_asked_for():
+    fp8 = run(make_context(training={"precision": "fp8"}), "hardware")
+    assert fp8["mfu_peak_TFLOPS"] == 989.5  # an FP8 run's MFU still refers to the BF16 dense peak
+    asked = run(make_context(training={"precision": "fp8", "mfu_peak": "precision"}), "hardware")
+    assert asked["mfu_peak_TFLOPS"] == asked["train_peak_TFLOPS"] == 1979
+    bf16 = run(make_context(training={"mfu_peak": "precision"}), "hardware")
+    assert bf16["mfu_peak_TFLOPS"] == 989.5  # the BF16 run's precision peak is the BF16 one
+
+
 def test_labels_unique():
     labels = [x.label for x in hardware.QUANTITIES]
     assert len(labels) == len(set(labels))

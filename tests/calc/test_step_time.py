@@ -15,7 +15,7 @@ from workbook.reference import step_time as stm
 from workbook.scenario.model import Scenario
 
 CATALOG = load_catalog()
-MODULES = ("step_inputs", "step_time", "step_total", "step_gpus", "train_time")
+MODULES = ("step_inputs", "step_time", "step_total", "step_gpus", "step_measured", "train_time")
 
 
 def _scenario(**training) -> Scenario:

@@ -28,6 +28,7 @@ EXPECTED: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
     "unknown_gpu.yaml": (3, "gpu", ("unknown GPU id 'h100-sxm'", "closest: h100")),
     "duplicate_key.yaml": (7, "training.mfu", ("duplicate key 'mfu'", "line 6")),
     "bad_layout.yaml": (4, "training", ("multiple of tp*cp*pp=16",)),
+    "measured_without_rate.yaml": (4, "training", ("time_model=measured needs training.measured_TFLOPS_per_gpu",)),
     "bad_expert_layout.yaml": (6, "training.ep", ("ep=3 must divide the model's 8 routed experts",)),
     "bad_pp_layers.yaml": (6, "training.pp", ("pp=16 exceeds the model's 12 layers",)),
     "bad_inline_arch.yaml": (10, "model_arch.vocab", ("-5", "1 <= x <= 10000000")),

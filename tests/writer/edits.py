@@ -7,6 +7,8 @@ labels), never hard-coded, so the tests follow the layout.
 
 from __future__ import annotations
 
+import shutil
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -196,3 +198,22 @@ class EditBook:
                 target.value = value
                 return old
         raise LookupError(f"default {key!r} not on Defaults")
+
+
+def recalc_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]],
+                  layout: Layout) -> dict[str, Recalc]:
+    """Copy *src* once per edit set into *folder*, apply each set's edits, recalculate every copy with
+    LibreOffice in one start, and read each back (name -> Recalc)."""
+    from workbook.engines import recalculate_many
+
+    paths = {}
+    for name, steps in edits.items():
+        dst = Path(folder) / f"{name}.xlsx"
+        shutil.copyfile(src, dst)
+        book = EditBook(dst)
+        for fn in steps:
+            fn(book)
+        book.save()
+        paths[name] = dst
+    values = recalculate_many(list(paths.values()), "libreoffice")
+    return {name: Recalc(values[p], layout) for name, p in paths.items()}

@@ -53,7 +53,10 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     assert {x.pipeline_schedule for x in t} == {"1f1b", "interleaved", "zero_bubble"} and max(x.virtual_stages for x in t) > 1
     for flag in ("sequence_parallel", "flash_attention", "dropout"):
         assert {getattr(x, flag) for x in t} == {"on", "off"}, flag
-    assert {x.time_model for x in t} == {"step", "mfu"}
+    assert {x.time_model for x in t} == {"step", "mfu", "measured"}
+    assert {x.mfu_peak for x in t} == {"bf16", "precision"}
+    assert any(x.mfu_peak == "precision" and x.precision == "fp8" for x in t)  # the FP8 peak as the MFU basis
+    assert any(x.measured_TFLOPS_per_gpu and x.time_model != "measured" for x in t)  # typed, not in use
     assert any(x.last_stage_layers for x in t)
     assert any(catalog.models[s.model].moe and s.training.ep > 1 and s.training.time_model == "step" for s in scs)
 

@@ -12,13 +12,10 @@ MFU-given step time).
 from __future__ import annotations
 
 import math
-import shutil
-from pathlib import Path
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
-from workbook.engines import recalculate_many
+from tests.writer.edits import EditBook, Layout, Recalc, recalc_edited
 from workbook.engines.libreoffice import find_soffice
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
@@ -51,19 +48,7 @@ def close(a, b, rel=REL) -> bool:
 
 @pytest.fixture(scope="module")
 def rc(built, tmp_path_factory) -> dict[str, Recalc]:
-    folder = tmp_path_factory.mktemp("time_in_use")
-    paths = {}
-    for name, steps in EDITS.items():
-        dst = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], dst)
-        book = EditBook(dst)
-        for fn in steps:
-            fn(book)
-        book.save()
-        paths[name] = Path(dst)
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    layout = Layout(built[0])
-    return {name: Recalc(values[p], layout) for name, p in paths.items()}
+    return recalc_edited(built[0], tmp_path_factory.mktemp("time_in_use"), EDITS, Layout(built[0]))
 
 
 #: Storage and Comm rows proportional to the step time (x) or to its inverse (1/x), and to the run's days

@@ -32,6 +32,7 @@ SHEETS: dict[str, str] = {
     "step_time": "Step Time",
     "step_total": "Step Time",
     "step_gpus": "Step Time",
+    "step_measured": "Step Time",
     "train_time": "Step Time",
     "comm": "Comm",  # after Step Time: its ratios and shares are against the step time in use
     "storage": "Storage",

@@ -19,6 +19,8 @@ QUANTITIES = [
     Q("net_nvlink_direction_factor", "x", "NVLink direction factor in use (1 = quoted bidirectional, 0.5 = one direction)", "17.1.2"),
     Q("net_pcie_direction_factor", "x", "PCIe direction factor in use (1 = quoted figure, 0.5 = one direction)", "17.4.12"),
     Q("train_peak_TFLOPS", "TFLOPS", "Dense peak at the training precision (FP8 falls back to BF16 without FP8 units)", "17.1.4"),
+    Q("mfu_peak_TFLOPS", "TFLOPS", "Peak an MFU refers to (training.mfu_peak: dense BF16, or the training precision's)",
+      "17.5.2", note="MFU given, MFU and HFU reported"),
     Q("gpu_native_fp8_flag", "0/1", "GPU has native FP8 tensor cores (1 = yes)", "17.1.5"),
     Q("ridge_FLOP_per_byte", "FLOP/B", "Roofline ridge point (BF16): peak FLOPS / HBM bandwidth", "17.1.3"),
     Q("ridge_train_FLOP_per_byte", "FLOP/B", "Roofline ridge point at the training precision", "17.1.3"),
@@ -59,10 +61,15 @@ def train_peak_TFLOPS(gpu, precision: str) -> float:
     return float(gpu.bf16_dense_TFLOPS)
 
 
+def mfu_peak_TFLOPS(gpu, precision: str, basis: str) -> float:
+    """The peak an MFU refers to: the dense BF16 peak ("bf16"), or the training precision's ("precision")."""
+    return train_peak_TFLOPS(gpu, precision) if basis == "precision" else float(gpu.bf16_dense_TFLOPS)
+
+
 def compute(ctx: Context) -> dict[str, float]:
-    g, net = ctx.gpu, ctx.s.network
+    g, net, t = ctx.gpu, ctx.s.network, ctx.s.training
     hbm_bw = float(g.hbm_bw_GBps)
-    peak = train_peak_TFLOPS(g, ctx.s.training.precision)
+    peak = train_peak_TFLOPS(g, t.precision)
     nvlink = float(g.nvlink_bw_GBps or 0.0)
     pcie = off.pcie_effective_GBps(pcie_quoted_GBps=float(g.pcie_bw_GBps), direction_factor=net.pcie_direction_factor)
     port = hw.gbit_to_GBps(net.nic_Gbps)
@@ -76,6 +83,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "net_nvlink_direction_factor": net.nvlink_direction_factor,
         "net_pcie_direction_factor": net.pcie_direction_factor,
         "train_peak_TFLOPS": peak,
+        "mfu_peak_TFLOPS": mfu_peak_TFLOPS(g, t.precision, t.mfu_peak),
         "gpu_native_fp8_flag": g.fp8_dense_TFLOPS is not None,
         "ridge_FLOP_per_byte": hw.ridge_FLOP_per_byte(peak_TFLOPS=g.bf16_dense_TFLOPS, hbm_bw_GBps=hbm_bw),
         "ridge_train_FLOP_per_byte": hw.ridge_FLOP_per_byte(peak_TFLOPS=peak, hbm_bw_GBps=hbm_bw),

@@ -107,7 +107,7 @@ def compute(ctx: Context) -> dict[str, float]:
     s12 = pa.params_12Ld2(layers=L, d_model=d)
     train_c = fl.train_FLOPs(params=active, tokens=t.tokens)
     factor = fl.recompute_compute_factor(RECOMPUTE_FWD_FRAC[t.recompute])
-    peak = ctx.q["train_peak_TFLOPS"]
+    peak = ctx.q["mfu_peak_TFLOPS"]  # the peak the MFU given refers to
     days = fl.gpu_days(FLOPs=train_c, peak_TFLOPS=peak, mfu=t.mfu)
     if m.attention == "mla":
         kv_proj = d * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank * m.n_heads * (m.qk_nope_head_dim + m.v_head_dim)

@@ -73,7 +73,7 @@ QUANTITIES = [
 
 def compute(ctx: Context) -> dict[str, float]:
     t, q, m = ctx.s.training, ctx.q, ctx.model
-    peak = q["train_peak_TFLOPS"]
+    peak = q["mfu_peak_TFLOPS"]  # the peak the MFU given refers to
     c = q["train_total_FLOPs"]
     p_active, p_total = q["params_active"], q["params_total"]
     n, tp, pp = t.num_gpus, t.tp, t.pp

@@ -38,7 +38,7 @@ _S = "docs/step_time.md"
 
 QUANTITIES = [
     *[Q(f"eff_{f}", unit, f"Efficiency: {label}", "catalog/efficiency.yaml") for f, unit, label in _EFF],
-    Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak (step model and its MFU, HFU)", _S),
+    Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
     Q("st_gemm_FLOPS", "FLOP/s", "Sustained matmul rate: peak x matmul efficiency", _S),
     Q("st_attn_FLOPS", "FLOP/s", "Attention-core rate (Flash: attention efficiency; unfused: matmul efficiency)", _S),
     Q("st_hbm_Bps", "B/s", "Streaming HBM bandwidth: HBM x HBM efficiency", _S),

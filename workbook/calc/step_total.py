@@ -2,7 +2,9 @@
 
 t_step = GA·t_mb·(1 + bubble) + exposed DP gradient reduction + optimizer step (Narayanan et al.
 2021 eq. 1; bubble (PP-1)/GA for 1F1B, (PP-1)/(GA·v) interleaved, 0 zero-bubble, Qi et al. 2023).
-MFU counts model FLOPs, HFU adds the recompute passes; both against the dense BF16 peak. The
+MFU counts model FLOPs, HFU adds the recompute passes; both against the peak an MFU refers to
+(``mfu_peak_TFLOPS``: dense BF16 unless ``training.mfu_peak`` is "precision"); the step model itself
+computes at the BF16 rates (st_peak_TFLOPS). The
 training time of the step model is the tokens over its tokens per second (overhead factor on top).
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 from workbook.calc.base import Context, Q
 from workbook.calc.step_inputs import reference_step
+from workbook.reference import measured as mea
 from workbook.reference import step_time as stm
 from workbook.units import GB, SECONDS_PER_DAY
 
@@ -46,8 +49,8 @@ QUANTITIES = [
       "Narayanan 2021 eq. 3"),
     Q("st_model_TFLOPS_per_gpu", "TFLOPS", "Model TFLOP/s per GPU of the step model", _S),
     Q("st_hardware_TFLOPS_per_gpu", "TFLOPS", "Hardware TFLOP/s per GPU (recompute counted) of the step model", _S),
-    Q("st_mfu", "fraction", "MFU predicted by the step model (model FLOPs / (N·peak·step))", _S),
-    Q("st_hfu", "fraction", "HFU predicted by the step model (hardware FLOPs / (N·peak·step))", _S),
+    Q("st_mfu", "fraction", "MFU predicted by the step model (model FLOPs / (N·MFU peak·step))", _S),
+    Q("st_hfu", "fraction", "HFU predicted by the step model (hardware FLOPs / (N·MFU peak·step))", _S),
     Q("st_train_days", "days", "Training days of the step model, compute only (tokens / tokens per second)", _S),
     Q("st_train_days_with_overhead", "days", "Training days of the step model incl. the overhead factor", "17.5.3"),
 ]
@@ -72,6 +75,7 @@ def compute(ctx: Context) -> dict[str, float]:
                                                   qk_head_dim=q["st_qk_head_dim"], v_head_dim=q["st_v_head_dim"],
                                                   mask_frac=q["st_attn_mask_frac"])
     days = t.tokens / r["tokens_per_s"] / SECONDS_PER_DAY
+    at_peak = dict(num_gpus=t.num_gpus, step_s=r["step_s"], peak_TFLOPS=q["mfu_peak_TFLOPS"])
     return {
         "st_bubble_frac": r["bubble_frac"],
         "st_pipeline_step_s": r["pipeline_step_s"],
@@ -98,8 +102,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_hardware_FLOPs_per_step": r["hardware_FLOPs_per_step"],
         "st_model_TFLOPS_per_gpu": r["model_TFLOPS_per_gpu"],
         "st_hardware_TFLOPS_per_gpu": r["hardware_TFLOPS_per_gpu"],
-        "st_mfu": r["mfu"],
-        "st_hfu": r["hfu"],
+        "st_mfu": mea.utilisation_frac(FLOPs_per_step=r["model_FLOPs_per_step"], **at_peak),
+        "st_hfu": mea.utilisation_frac(FLOPs_per_step=r["hardware_FLOPs_per_step"], **at_peak),
         "st_train_days": days,
         "st_train_days_with_overhead": days * t.overhead_factor,
     }

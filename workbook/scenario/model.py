@@ -19,17 +19,29 @@ OnOff = Literal["on", "off"]
 #: pipeline schedules (Narayanan et al. 2021 §2.2 1F1B and interleaved 1F1B; Qi et al. 2023 zero bubble,
 #: which keeps 1F1B's activation memory)
 PipelineSchedule = Literal["1f1b", "interleaved", "zero_bubble"]
-#: training time model: "step" the closed-form step time (workbook.reference.step_time), "mfu" the MFU given
-TimeModel = Literal["step", "mfu"]
+#: training time model: "step" the closed-form step time (workbook.reference.step_time), "mfu" the MFU given,
+#: "measured" a measured hardware TFLOP/s per GPU (recompute passes included, as a profiler or Megatron logs it)
+TimeModel = Literal["step", "mfu", "measured"]
+#: the peak an MFU refers to: "bf16" the dense BF16 peak (the usual convention), "precision" the dense peak at
+#: the training precision (FP8 on an FP8 run)
+MfuPeak = Literal["bf16", "precision"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
 Purpose = Literal["both", "training", "serving"]
 
 
-def In(default, *, title: str, unit: str, example, desc: str, note: str = "", **bounds):  # noqa: N802
+def In(default, *, title: str, unit: str, example, desc: str, note: str = "", required_if: str = "",
+       **bounds):  # noqa: N802
     """A scenario input: short title (validation title, INPUT ERROR text), unit, an example value,
-    a description (the Plan label) and an optional note (the Plan Notes column)."""
-    return Field(default, title=title, description=desc, examples=[example],
-                 json_schema_extra={"unit": unit, "note": note}, **bounds)
+    a description (the Plan label), an optional note (the Plan Notes column) and, for an optional
+    input, ``required_if="field=value"``: a sibling choice that makes a blank an error."""
+    extra = {"unit": unit, "note": note, **({"required_if": required_if} if required_if else {})}
+    return Field(default, title=title, description=desc, examples=[example], json_schema_extra=extra, **bounds)
+
+
+def required_if(info) -> tuple[str, str] | None:
+    """(sibling field, value) that makes a blank input an error, or None."""
+    cond = (info.json_schema_extra or {}).get("required_if")
+    return tuple(cond.split("=", 1)) if cond else None
 
 
 class _Strict(BaseModel):
@@ -84,7 +96,12 @@ class TrainingInputs(_Strict):
                              desc="Model chunks per pipeline rank (interleaved schedule)",
                              note="interleaved only; 1 = plain 1F1B")
     mfu: float = In(0.40, title="MFU", unit="fraction", example=0.40, ge=0.05, le=0.9,
-                    desc="Model FLOPs utilisation", note="plausible 20-60 % (spec 17.5.2)")
+                    desc="Model FLOPs utilisation (MFU given), over the MFU peak basis",
+                    note="plausible 20-60 % (spec 17.5.2)")
+    mfu_peak: MfuPeak = In("bf16", title="MFU peak basis", unit="choice", example="bf16",
+                           desc="The peak an MFU refers to: bf16 = the dense BF16 peak, precision = the dense "
+                           "peak at the training precision (FP8 on an FP8 run)",
+                           note="MFU given, and the MFU and HFU reported; bf16 unless the MFU is quoted against FP8")
     target_days: float = In(30.0, title="Target days", unit="days", example=30, ge=0.1, le=3650,
                             desc="Target training duration")
     overhead_factor: float = In(1.0, title="Overhead factor", unit="x", example=1.1, ge=1, le=3,
@@ -110,8 +127,15 @@ class TrainingInputs(_Strict):
                                 note="spec 17.6.8: 50-60 %; 0 = none")
     # ---- step-time model (workbook.reference.step_time, docs/step_time.md; Step Time sheet)
     time_model: TimeModel = In("step", title="Time model", unit="choice", example="step",
-                               desc="Training time model: step = the step-time model, mfu = MFU given",
-                               note="step: Step Time sheet; mfu: 6PD / (N·peak·MFU)")
+                               desc="Training time model: step = the step-time model, mfu = MFU given, "
+                               "measured = a measured hardware TFLOP/s per GPU",
+                               note="step: Step Time sheet; mfu: 6PD / (N·peak·MFU); measured: hardware FLOPs "
+                               "per step / (N·TFLOP/s)")
+    measured_TFLOPS_per_gpu: Optional[float] = In(
+        None, title="Measured TFLOP/s per GPU", unit="TFLOPS", example=153, ge=0.1, le=1e5,
+        desc="Measured hardware TFLOP/s per GPU, recompute passes included (as a profiler or Megatron's log "
+        "reports them)", note="time model measured; blank = the step model's hardware TFLOP/s",
+        required_if="time_model=measured")
     last_stage_layers: Optional[int] = In(None, title="Layers on the last stage", unit="layers", example=7, ge=1,
                                           le=1000, desc="Layers on the last pipeline stage (it also holds the LM head)",
                                           note="blank = L/PP rounded up")
@@ -138,6 +162,15 @@ class TrainingInputs(_Strict):
         if self.num_gpus % expert:
             raise ValueError(f"num_gpus={self.num_gpus} must be a multiple of etp*ep*pp={expert} "
                              "(expert-data-parallel degree; EP lives inside DP x CP)")
+        return self
+
+    @model_validator(mode="after")
+    def _required_if(self) -> "TrainingInputs":
+        for name, info in type(self).model_fields.items():
+            cond = required_if(info)
+            if cond and getattr(self, name) is None and str(getattr(self, cond[0])) == cond[1]:
+                raise ValueError(f"{cond[0]}={cond[1]} needs training.{name} (give a value; blank only "
+                                 f"under another {cond[0]})")
         return self
 
 

@@ -2,9 +2,10 @@
 
 Covers dense and MoE models, every GPU of the catalogue, every ZeRO stage and recompute mode, both
 memory models (each with every ZeRO stage), context parallelism, expert TP, sequence parallelism,
-FlashAttention, dropout, all three pipeline schedules, and both time models (step model for odd i,
-MFU given for even i) with the step model's own inputs (last-stage layers, overlaps) from a second
-random stream, so the other fields stay those of earlier versions.
+FlashAttention, dropout, all three pipeline schedules, and the three time models (step model for odd i,
+MFU given for even i, a measured TFLOP/s for every fifth i) with the step model's own inputs (last-stage
+layers, overlaps) from a second random stream and the MFU peak basis and measured rate from a third, so
+the other fields stay those of earlier versions.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     memory model (i div 4) mod 2 (so both models meet every ZeRO stage)."""
     rng = random.Random(seed)
     rng_step = random.Random(f"{seed}-step")
+    rng_mfu = random.Random(f"{seed}-mfu")
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
     moe = [m for m in models if catalog.models[m].moe]
@@ -52,7 +54,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "seq_len": rng.choice([1024, 2048, 4096, 8192]),
                 "micro_batch": rng.choice([1, 2, 4]),
                 "grad_accum": rng.choice([1, 4, 8, 16, 32]),
-                "precision": rng.choice(precisions),
+                "precision": (precision := rng.choice(precisions)),
                 "optimizer": rng.choice(list(get_args(Optimizer))),
                 "zero_stage": i % 4,
                 "recompute": recompute[i % len(recompute)],
@@ -72,6 +74,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "target_days": rng.choice([7, 30, 60, 90]),
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),
                 **step,
+                **_mfu_fields(rng_mfu, i, step["time_model"], gpu, fp8=precision == "fp8"),
             },
             inference={
                 "prompt_tokens": rng.choice([128, 1024, 4096]),
@@ -87,6 +90,19 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
             },
         ))
     return out
+
+
+def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu, fp8: bool) -> dict:
+    """The MFU peak basis (an FP8 run: the FP8 peak for i divisible by 4, else BF16) and a measured hardware
+    rate (typed for every fifth scenario, which uses it, and for some others, which do not)."""
+    measured = i % 5 == 4
+    rate = round(rng.uniform(0.2, 0.6) * float(gpu.bf16_dense_TFLOPS), 1)
+    basis = ("bf16", "precision")[i % 4 == 0] if fp8 else rng.choice(["bf16", "precision"])
+    return {
+        "mfu_peak": basis,
+        "time_model": "measured" if measured else time_model,
+        "measured_TFLOPS_per_gpu": rate if measured or rng.random() < 0.3 else None,
+    }
 
 
 def _step_fields(rng: random.Random, i: int, dp: int, pp: int, layers_per_stage: int) -> dict:

@@ -33,6 +33,7 @@ ITEMS = {
     "train_peak_TFLOPS": "=CHOOSE(INDEX(t_train_peak_choice,MATCH({training.precision},t_train_peak_precision,0)),"
     "{gpu_fp32_TFLOPS},{gpu_bf16_dense_TFLOPS},{gpu_fp16_dense_TFLOPS},"
     "IF({gpu_fp8_dense_TFLOPS}>0,{gpu_fp8_dense_TFLOPS},{gpu_bf16_dense_TFLOPS}))",
+    "mfu_peak_TFLOPS": "=IF({training.mfu_peak}=\"precision\",{train_peak_TFLOPS},{gpu_bf16_dense_TFLOPS})",
     "gpu_native_fp8_flag": "=IF({gpu_fp8_dense_TFLOPS}>0,1,0)",
     "ridge_FLOP_per_byte": "={gpu_bf16_dense_TFLOPS}*c_tera/({gpu_hbm_bw_GBps}*c_GB)",
     "ridge_train_FLOP_per_byte": "={train_peak_TFLOPS}*c_tera/({gpu_hbm_bw_GBps}*c_GB)",

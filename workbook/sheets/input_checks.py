@@ -21,6 +21,9 @@ def _template(r: InputRow) -> str:
     ok = f"ISNUMBER({x}),{x}>={bound_name(r, 'min')},{x}<={bound_name(r, 'max')}"
     if r.kind == "int":
         ok += f",INT({x})={x}"
+    if r.optional and r.required_if:  # blank allowed unless the sibling choice needs the value
+        when = "{" + r.required_if[0] + "}"
+        return f"=IFERROR(IF(OR(AND(ISBLANK({x}),{when}<>\"{r.required_if[1]}\"),AND({ok})),0,1),1)"
     if r.optional:
         return f"=IFERROR(IF(OR(ISBLANK({x}),AND({ok})),0,1),1)"
     return f"=IFERROR(IF(AND({ok}),0,1),1)"

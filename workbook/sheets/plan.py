@@ -26,7 +26,7 @@ CONSTANTS = [
 ]
 
 #: cluster model FLOP/s at the scenario MFU: N · peak · MFU
-_CLUSTER_FLOPS = "{training.num_gpus}*{train_peak_TFLOPS}*c_tera*{training.mfu}"
+_CLUSTER_FLOPS = "{training.num_gpus}*{mfu_peak_TFLOPS}*c_tera*{training.mfu}"
 
 ITEMS = {
     "plan_train_FLOP": "={train_total_FLOPs}",
@@ -42,7 +42,7 @@ ITEMS = {
     "plan_tokens_per_s": f"={_CLUSTER_FLOPS}/{{train_FLOP_per_token}}",
     "plan_tokens_per_day": "={plan_tokens_per_s}*c_s_per_day",
     "plan_tokens_per_s_per_gpu": "={plan_tokens_per_s}/{training.num_gpus}",
-    "plan_cluster_PFLOPS": "={training.num_gpus}*{train_peak_TFLOPS}*{training.mfu}/c_kilo",
+    "plan_cluster_PFLOPS": "={training.num_gpus}*{mfu_peak_TFLOPS}*{training.mfu}/c_kilo",
     "plan_step_time_s": "={plan_tokens_per_step}/{plan_tokens_per_s}",
     "plan_micro_batch_time_ms": "={plan_step_time_s}/{training.grad_accum}*c_ms_per_s",
     "plan_train_time_s": f"={{plan_train_FLOP}}/({_CLUSTER_FLOPS})",
@@ -54,14 +54,14 @@ ITEMS = {
     "plan_gpus_memory_floor": "=ROUNDUP(ROUND({params_total}*c_plan_state_bytes_per_param"
     "/({gpu_hbm_GB}*{training.usable_hbm_frac}*c_GB),c_count_ceil_digits),0)",
     "plan_gpus_time_raw": "={plan_train_FLOP}*{training.overhead_factor}"
-    "/({training.target_days}*c_s_per_day*{train_peak_TFLOPS}*c_tera*{training.mfu})",
+    "/({training.target_days}*c_s_per_day*{mfu_peak_TFLOPS}*c_tera*{training.mfu})",
     "plan_gpus_needed": "=ROUNDUP(ROUND(MAX({plan_gpus_time_raw},{plan_gpus_memory_floor})"
     "/({training.tp}*{training.cp}*{training.pp}),c_count_ceil_digits),0)*{training.tp}*{training.cp}*{training.pp}",
     "plan_gpus_needed_dp": "={plan_gpus_needed}/({training.tp}*{training.cp}*{training.pp})",
     "plan_nodes_to_buy": "=ROUNDUP(ROUND({training.num_gpus}*(1+{training.spare_fraction})/{gpu_gpus_per_node},"
     "c_count_ceil_digits),0)",
     "plan_gpus_to_buy": "={plan_nodes_to_buy}*{gpu_gpus_per_node}",
-    "plan_days_at_needed_gpus": "={plan_train_FLOP}/({plan_gpus_needed}*{train_peak_TFLOPS}*c_tera*{training.mfu})"
+    "plan_days_at_needed_gpus": "={plan_train_FLOP}/({plan_gpus_needed}*{mfu_peak_TFLOPS}*c_tera*{training.mfu})"
     "*{training.overhead_factor}/c_s_per_day",
     "plan_bubble_frac": "=({training.pp}-1)/{training.grad_accum}",
     "plan_bubble_share_frac": "=({training.pp}-1)/({training.grad_accum}+{training.pp}-1)",

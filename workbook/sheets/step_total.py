@@ -43,8 +43,8 @@ ITEMS = {
     "*(c_two*{st_gemm_params}*{st_recompute_gemm_frac}+{st_attn_model_FLOP_per_token}*{st_recompute_attn_frac})",
     "st_model_TFLOPS_per_gpu": f"={{st_model_FLOPs_per_step}}/({{st_step_s}}*{_N})/c_tera",
     "st_hardware_TFLOPS_per_gpu": f"={{st_hardware_FLOPs_per_step}}/({{st_step_s}}*{_N})/c_tera",
-    "st_mfu": "={st_model_TFLOPS_per_gpu}/{st_peak_TFLOPS}",
-    "st_hfu": "={st_hardware_TFLOPS_per_gpu}/{st_peak_TFLOPS}",
+    "st_mfu": "={st_model_TFLOPS_per_gpu}/{mfu_peak_TFLOPS}",
+    "st_hfu": "={st_hardware_TFLOPS_per_gpu}/{mfu_peak_TFLOPS}",
     "st_train_days": "={training.tokens}/{st_tokens_per_s}/c_s_per_day",
     "st_train_days_with_overhead": "={st_train_days}*{training.overhead_factor}",
 }

@@ -96,9 +96,10 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
         "optional input takes the catalogue: the Defaults sheet, or the GPU's price for the price basis.",
         "Hardware / Models: the catalogue (prices, bandwidths, architectures); type a new GPU or model into the "
         "next empty row and it appears in the dropdowns.",
-        "Training time: the Time model input picks the Step Time sheet's step-time model (step) or 6PD / (N x peak "
-        "x MFU) at the MFU typed on Plan (mfu, 'MFU given'); the step model's factors per GPU are on Efficiency "
-        "(a new GPU needs a row there too).",
+        "Training time: the Time model input picks the Step Time sheet's step-time model (step), 6PD / (N x peak "
+        "x MFU) at the MFU typed on Plan (mfu, 'MFU given'), or a measured hardware TFLOP/s per GPU (measured); "
+        "MFU is over the dense BF16 peak unless 'MFU peak basis' says precision; the step model's factors per GPU "
+        "are on Efficiency (a new GPU needs a row there too).",
         "Checks: hard checks fail the plan (memory, deadline, budget, layout); warnings flag planning guidelines.",
         "Sheets are protected against accidental edits (no password): inputs are unlocked.",
         "Verify an edited file: workbook verify FILE.xlsx (recalculates and compares with the reference).",

@@ -14,7 +14,7 @@ from typing import Any
 import annotated_types as at
 from pydantic import BaseModel
 
-from workbook.scenario.model import Scenario
+from workbook.scenario.model import Scenario, required_if
 
 #: the Scenario sections shown as input blocks, in order, with their block titles
 SECTIONS = [
@@ -42,6 +42,8 @@ class InputRow:
     note: str = ""
     example: Any = None
     optional: bool = False
+    #: ("training.time_model", "measured"): the sibling choice under which a blank is an error
+    required_if: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -62,6 +64,8 @@ class InputRow:
             text = f"{what} from {_num(self.lo)} to {_num(self.hi)}{unit}"
         if self.example is not None and not self.choices and self.kind not in ("gpu", "model", "name"):
             text += f", e.g. {_num(self.example)}"
+        if self.required_if:
+            text += f"; required when {self.required_if[0]} is {self.required_if[1]}"
         if self.optional:
             text += "; blank = " + (self.note.split("blank = ", 1)[1] if "blank = " in self.note else "default")
         return text
@@ -107,8 +111,10 @@ def _row(key: str, info, block: str) -> InputRow:
     extra = info.json_schema_extra or {}
     kind, choices, optional = _kind(info.annotation)
     lo, hi = _bounds(info)
+    cond = required_if(info)
+    when = (f"{key.rsplit('.', 1)[0]}.{cond[0]}", cond[1]) if cond else None
     return InputRow(key, info.description, info.title, extra["unit"], kind, choices, lo, hi, block,
-                    extra.get("note", ""), (info.examples or [None])[0], optional)
+                    extra.get("note", ""), (info.examples or [None])[0], optional, when)
 
 
 def _rows_of(section: str, model: type[BaseModel], block: str) -> list[InputRow]:
