@@ -28,6 +28,7 @@ SHEETS: dict[str, str] = {
     "sharded_state": "ZeRO",
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
+    "serving_memory": "KV Cache",
     "comm": "Comm",
     "step_inputs": "Step Time",
     "step_time": "Step Time",
@@ -69,10 +70,11 @@ def registry() -> dict[str, Entry]:
     return out
 
 
-def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None) -> dict[str, float]:
+def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None, engines=None) -> dict[str, float]:
     """All quantities for a resolved scenario (no nulls) and its catalogue records (``eff``: the
-    GPU's efficiency record, which the Step Time sheet needs)."""
-    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff)
+    GPU's efficiency record, which the Step Time sheet needs; ``engines``: the serving-engine
+    catalogue, catalog/engines.yaml when None)."""
+    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff, engines=engines)
     for name, mod in modules():
         values = mod.compute(ctx)
         declared = {q.name for q in mod.QUANTITIES}
@@ -99,7 +101,8 @@ def compute(scenario, catalog) -> dict[str, float]:
     from workbook.scenario.resolve import resolve
 
     s, gpu, model = resolve(scenario, catalog)
-    return compute_resolved(s, gpu, model, catalog.defaults.as_dict(), catalog.efficiency_of(gpu.id))
+    return compute_resolved(s, gpu, model, catalog.defaults.as_dict(), catalog.efficiency_of(gpu.id),
+                            engines=catalog.engines)
 
 
 def dataframe(scenarios: Iterable, catalog=None):

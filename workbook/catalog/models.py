@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -217,6 +217,8 @@ class Catalog(BaseModel):
     defaults: Defaults
     #: step-time efficiency factors by GPU id (catalog/efficiency.yaml)
     efficiency: dict[str, GpuEfficiency] = Field(default_factory=dict)
+    #: serving-engine profiles and device memory (catalog/engines.yaml, workbook.catalog.engines.EnginesCatalog)
+    engines: Any = None
 
     def gpu(self, gpu_id: str) -> Gpu:
         """The GPU record (InputError with the closest ids when unknown)."""

@@ -19,6 +19,7 @@ SHEET_ORDER = [
     "Summary",
     "Hardware",
     "Efficiency",
+    "Engines",
     "Models",
     "Defaults",
     "Constants",
@@ -37,7 +38,7 @@ SHEET_ORDER = [
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
 #: the catalogue and the constants: input and constant cells only
-DATA_SHEETS = ("Hardware", "Efficiency", "Models", "Defaults", "Constants")
+DATA_SHEETS = ("Hardware", "Efficiency", "Engines", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order
 CALC_SHEETS = tuple(SHEET_ORDER[SHEET_ORDER.index("Plan"):])
 #: calc module -> sheet it is laid out on (data-flow order)
