@@ -36,6 +36,7 @@ SHEETS: dict[str, str] = {
     "train_time": "Step Time",
     "storage": "Storage",
     "inference": "Inference",
+    "serving_step": "Inference",
     "cost": "Cost",
     "checks": "Checks",
     "input_checks": "Checks",
