@@ -37,6 +37,7 @@ SHEETS: dict[str, str] = {
     "storage": "Storage",
     "inference": "Inference",
     "serving_step": "Inference",
+    "serving_prefill": "Inference",
     "cost": "Cost",
     "checks": "Checks",
     "input_checks": "Checks",

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from workbook.reference import decode_time as dt
 
+#: the distinct-expert share's guards: exp(-700) is 1e-304 (1 − it is 1 in double precision)
+LOG_FLOOR = -700.0
+TINY = 1e-300
+
 CONSTANTS = [
     ("srv_allreduces_per_layer", float(dt.ALLREDUCES_PER_LAYER), "ops", "TP all-reduces per layer (attention, FFN)",
      "docs/serving.md"),
@@ -19,6 +23,9 @@ CONSTANTS = [
      "docs/serving.md"),
     ("srv_ep_bytes", dt.EP_DISPATCH_BYTES + dt.EP_COMBINE_BYTES, "B",
      "All-to-all bytes per token, expert and d_model (FP8 dispatch + BF16 combine)", "DeepSeek day 6"),
+    ("srv_log_floor", LOG_FLOOR, "count", "Floor of the log of the miss probability (EXP underflows below it)",
+     "IEEE 754 double: exp(-700) = 1e-304"),
+    ("srv_tiny", TINY, "fraction", "Smallest miss probability taken (top-k = all experts)", "IEEE 754 double"),
     ("srv_MiB", float(2**20), "B/MB", "Bytes per MiB (binary; the custom all-reduce limit)", "definition"),
 ]
 
@@ -31,14 +38,21 @@ TABLES = {
 _TP = "{inference.tp}"
 
 
+def distinct_share(tokens: str) -> str:
+    """Share of the routed experts that ``tokens`` tokens (an expression) hit, 1 − (1 − k/E)^(N·f),
+    as 1 − EXP(N·f·LN(1 − k/E)) with the exponent floored where the power underflows (share 1)."""
+    return (f"(1-EXP(MAX(c_srv_log_floor,{tokens}*{{srv_expert_tokens_factor}}"
+            "*LN(MAX(1-{model_top_k}/{srv_experts_safe},c_srv_tiny)))))")
+
+
 def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
     """Formulas of the six rows of one decode step at ``{batch}`` requests and ``{context}`` tokens."""
     b, c, p = "{" + batch + "}", "{" + context + "}", prefix
     msg = f"{b}*{{srv_ar_B_per_token}}"
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
-        f"{p}_weight_read_B": f"={{srv_dense_read_B}}+{{srv_w_routed_B}}*(1-(1-{{model_top_k}}/{{srv_experts_safe}})"
-        f"^({b}*{{srv_expert_tokens_factor}}))+{{srv_emb_row_B}}*MIN({b},{{model_vocab}})",
+        f"{p}_weight_read_B": f"={{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(b)}"
+        f"+{{srv_emb_row_B}}*MIN({b},{{model_vocab}})",
         f"{p}_gemm_s": f"=MAX(({{{p}_weight_read_B}}+{b}*{{srv_act_B_per_token}})/{{srv_decode_Bps}},"
         f"{b}*{{srv_decode_FLOP_per_token}}/{{srv_linear_FLOPS}})",
         f"{p}_attn_s": f"=MAX({b}*{c}*{{srv_kv_bytes_per_token}}/{{srv_decode_Bps}},"
