@@ -38,6 +38,7 @@ SHEETS: dict[str, str] = {
     "inference": "Inference",
     "serving_step": "Inference",
     "serving_prefill": "Inference",
+    "serving_load": "Inference",
     "cost": "Cost",
     "checks": "Checks",
     "input_checks": "Checks",
