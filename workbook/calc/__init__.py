@@ -39,6 +39,7 @@ SHEETS: dict[str, str] = {
     "serving_step": "Inference",
     "serving_prefill": "Inference",
     "serving_load": "Inference",
+    "serving_use": "Inference",
     "cost": "Cost",
     "checks": "Checks",
     "input_checks": "Checks",
