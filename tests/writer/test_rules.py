@@ -95,8 +95,8 @@ def test_provenance_on_cover_and_in_document_properties(wb):
 
 
 def test_sheet_titles_and_order(wb):
-    assert wb.sheetnames == ["Cover", "Summary", "Hardware", "Efficiency", "Models", "Defaults", "Constants", "Plan",
-                             "Training Memory", "Activations", "ZeRO", "KV Cache", "Comm", "Step Time", "Storage",
+    assert wb.sheetnames == ["Cover", "Summary", "Hardware", "Efficiency", "Engines", "Models", "Defaults",
+                             "Constants", "Plan", "Training Memory", "Activations", "ZeRO", "KV Cache", "Comm", "Step Time", "Storage",
                              "Inference", "Cost",
                              "Checks"]
     assert all(len(t) <= 31 for t in wb.sheetnames)
