@@ -20,7 +20,7 @@ SAME_INPUTS = {
     "step-batch55": "step-llama70-tp4-batch55",
 }
 #: the points outside their target today (docs/serving.md; the reference table's strict xfails)
-NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang"}
+NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang", "decode-tpot"}
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,19 @@ def results():
 
 
 def test_serving_files_exist_and_cover_the_issue_points(results):
-    assert len(FILES) == 2
-    assert set(SAME_INPUTS) <= set(results) and len(results) == 11
+    assert len(FILES) == 3
+    assert set(SAME_INPUTS) <= set(results) and len(results) == 12
+
+
+def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
+    """The reference table's point is at 14.8k/8/21 = 88.1 requests per GPU; the scenario takes 88."""
+    from workbook.reference import decode_time as dt
+
+    step = dt.decode_step(sv.DSV3, batch=88, context_tokens=sv.DS_KV_LEN, hw=sv.H800,
+                          engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=sv.DS_EP,
+                          redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
+                          ep_nodes=sv.DS_NODES)
+    assert results["decode-tpot"].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9)
 
 
 @pytest.mark.parametrize("point", sorted(SAME_INPUTS))

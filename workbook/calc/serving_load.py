@@ -121,7 +121,8 @@ def compute(ctx: Context) -> dict[str, float]:
     cap_used = max(cap, 1.0)
     kw = decode_kwargs(ctx)
     skw = dict(kv_tokens=None, max_num_seqs=cap_used, weight_precision=inf.weight_precision,
-               kv_precision=inf.kv_precision, ep_nodes=kw["ep_nodes"])
+               kv_precision=inf.kv_precision, ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
+               ep_overlap_frac=inf.ep_overlap_frac)
     off = sl.offline_throughput(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, tp=inf.tp, ep=inf.ep,
                                 **skw)
     per_step = max(1.0, math.floor(eng.max_num_batched_tokens / p))

@@ -69,7 +69,8 @@ def capacity(ctx: Context) -> dict[str, float]:
     """engine_memory.kv_capacity of the scenario (full-context requests: prompt + output)."""
     inf = ctx.s.inference
     return em.kv_capacity(ss.model_shape(ctx.model), engine=engine_of(ctx), device_total_GiB=device_of(ctx).cuda_total_GiB,
-                          tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
+                          tp=inf.tp, ep=inf.ep, redundant_experts=inf.redundant_experts,
+                          weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
                           memory_fraction=memory_fraction(ctx), tokens_per_request=inf.prompt_tokens + inf.output_tokens)
 
 
@@ -83,7 +84,8 @@ QUANTITIES = [
     Q("srv_attn_replicated_per_layer", "count", "MLA down-projections per layer, replicated over TP (0 for GQA)", _S),
     Q("srv_attn_sharded_per_layer", "count", "Attention projections per layer split by TP", _S),
     Q("srv_linear_bytes_per_param", "B/param", "Linear-layer bytes per weight (FP8/INT8: one FP32 scale per 128x128 block)", _S),
-    Q("srv_routed_shard", "GPUs", "GPUs one routed expert's weights are split over (EP > 1: whole experts; else TP)", _S),
+    Q("srv_routed_slots", "count", "Routed-expert slots per GPU per MoE layer (EP > 1: (E + redundant)/EP; else all E)", _S),
+    Q("srv_routed_shard", "GPUs", "GPUs one routed expert's weights are split over (EP > 1: whole experts, 1; else TP)", _S),
     Q("srv_w_attention_B", "B", "Attention weights per GPU", _S),
     Q("srv_w_dense_ffn_B", "B", "Dense-FFN weights per GPU", _S),
     Q("srv_w_shared_B", "B", "Shared-expert weights per GPU", _S),
@@ -119,7 +121,8 @@ def compute(ctx: Context) -> dict[str, float]:
     eng = engine_of(ctx)
     shape = ss.model_shape(m)
     cap = capacity(ctx)
-    groups = ss.weight_groups_per_gpu_bytes(shape, weight_precision=inf.weight_precision, tp=inf.tp, ep=inf.ep)
+    groups = ss.weight_groups_per_gpu_bytes(shape, weight_precision=inf.weight_precision, tp=inf.tp, ep=inf.ep,
+                                            redundant_experts=inf.redundant_experts)
     tp = float(inf.tp)
     d = float(m.d_model)
     if shape.moe:
@@ -145,7 +148,9 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_attn_replicated_per_layer": shape.attention_replicated_per_layer,
         "srv_attn_sharded_per_layer": shape.attention_per_layer,
         "srv_linear_bytes_per_param": ss.linear_bytes_per_param(inf.weight_precision),
-        "srv_routed_shard": float(inf.ep if inf.ep > 1 else inf.tp),
+        "srv_routed_slots": ss.experts_per_gpu(shape, ep=inf.ep, redundant_experts=inf.redundant_experts)
+        if shape.moe else (inf.redundant_experts / inf.ep if inf.ep > 1 else 0.0),
+        "srv_routed_shard": float(1 if inf.ep > 1 else inf.tp),
         "srv_w_attention_B": groups["attention"],
         "srv_w_dense_ffn_B": groups["dense_ffn"],
         "srv_w_shared_B": groups["shared"],

@@ -42,7 +42,8 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float)
     reference gives the total, the chunk rows are its per-chunk terms."""
     inf = ctx.s.inference
     shape = model_shape(ctx.model)
-    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision)
+    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
+              redundant_experts=inf.redundant_experts)
     S = float(inf.prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, **kw)
     T, n = total["tokens"], total["chunks"]
@@ -70,7 +71,8 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
     kind = dt.layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
     peak = dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"]
-    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=inf.ep, weight_precision=inf.weight_precision)
+    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=inf.ep, weight_precision=inf.weight_precision,
+                                  redundant_experts=inf.redundant_experts)
     head = 2.0 * d * shape.vocab / tp * batch / n
     lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=inf.ep) * tc + head) / peak)
     n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0

@@ -27,7 +27,8 @@ DECODE_ROWS = [
     ("attn_s", "s", "attention time: larger of the KV read, the attention FLOPs and the small-kernel floor"),
     ("ar_s", "s", "TP all-reduces (two per layer, alpha-beta, custom kernel or NCCL)"),
     ("gpu_s", "s", "GPU time: GEMM + attention + small kernels + all-reduce + sampler + launches"),
-    ("step_s", "s", "step: max(GPU, CPU launch) + EP all-to-all + CPU overhead"),
+    ("ep_exposed_s", "s", "EP all-to-all not hidden under the GPU work"),
+    ("step_s", "s", "step: max(GPU, CPU launch) + exposed EP all-to-all + CPU overhead"),
 ]
 
 
@@ -44,6 +45,7 @@ def decode_values(prefix: str, step: dict[str, float]) -> dict[str, float]:
         f"{prefix}_attn_s": step["attention_s"],
         f"{prefix}_ar_s": step["allreduce_s"],
         f"{prefix}_gpu_s": step["gpu_s"],
+        f"{prefix}_ep_exposed_s": step["ep_exposed_s"],
         f"{prefix}_step_s": step["step_s"],
     }
 
@@ -62,8 +64,9 @@ def ep_nodes(ctx: Context) -> int:
 def decode_kwargs(ctx: Context) -> dict[str, Any]:
     """Keywords of decode_time.decode_step for the scenario (besides batch and context)."""
     inf = ctx.s.inference
-    return dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
-                kv_precision=inf.kv_precision, ep_nodes=ep_nodes(ctx))
+    return dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, redundant_experts=inf.redundant_experts,
+                weight_precision=inf.weight_precision, kv_precision=inf.kv_precision, ep_nodes=ep_nodes(ctx),
+                ep_overlap_frac=inf.ep_overlap_frac)
 
 
 def decode(ctx: Context, batch: float, context_tokens: float) -> dict[str, float]:
@@ -127,7 +130,8 @@ def compute(ctx: Context) -> dict[str, float]:
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar) + dt.SAMPLER_KERNELS
     bw = hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
-    wr1 = dt.decode_weight_read_bytes(shape, query_tokens=1.0, tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision)
+    wr1 = dt.decode_weight_read_bytes(shape, query_tokens=1.0, tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
+                                      redundant_experts=inf.redundant_experts)
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if inf.ep > 1 else tp)
     from workbook.reference.prefill_time import linear_FLOPs_per_token
 

@@ -188,6 +188,12 @@ class InferenceInputs(_Strict):
     ep: int = In(1, title="Serving EP", unit="GPUs", example=1, ge=1, le=1024,
                  desc="Expert-parallel degree of one serving group (DP attention + EP)",
                  note="group = TP x EP GPUs")
+    redundant_experts: int = In(0, title="Redundant experts", unit="count", example=32, ge=0, le=4096,
+                                desc="Redundant routed-expert replicas per MoE layer in the serving EP group",
+                                note="EP > 1 only (EPLB); DeepSeek decode 32")
+    ep_overlap_frac: float = In(0.0, title="Serving EP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Share of the serving EP all-to-all hidden under the step's GPU work",
+                                note="DeepSeek's two micro-batches: 1; 0 = none")
     memory_fraction: Optional[float] = In(None, title="Engine memory fraction", unit="fraction", example=0.9,
                                           ge=0.01, le=1, desc="Engine memory fraction (vLLM gpu_memory_utilization, "
                                           "SGLang mem_fraction_static)", note="blank = the engine profile's")

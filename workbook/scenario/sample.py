@@ -106,6 +106,8 @@ def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> di
         "ttft_target_ms": rng.choice([None, 200.0, 5000.0]),
         "tpot_target_ms": rng.choice([None, 20.0, 200.0]),
         "measured_tokens_per_s_per_gpu": rng.choice([None, None, None, 500.0]),
+        "redundant_experts": rng.choice([0, 8]) if experts else 0,
+        "ep_overlap_frac": rng.choice([0.0, 0.5, 1.0]),
     }
 
 

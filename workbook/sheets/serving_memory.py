@@ -59,13 +59,15 @@ ITEMS = {
     "+{model_qk_rope_head_dim}+{model_q_lora_rank})",
     "srv_attn_sharded_per_layer": "={attn_params_per_layer}-{srv_attn_replicated_per_layer}",
     "srv_linear_bytes_per_param": "=INDEX(t_srv_linear_bytes,MATCH({inference.weight_precision},t_srv_linear_name,0))",
-    "srv_routed_shard": f"=IF({{inference.ep}}>1,{{inference.ep}},{_TP})",
+    "srv_routed_slots": "=IF({inference.ep}>1,({model_n_routed_experts}+{inference.redundant_experts})"
+    "/{inference.ep},{model_n_routed_experts})",
+    "srv_routed_shard": f"=IF({{inference.ep}}>1,1,{_TP})",
     "srv_w_attention_B": f"={{model_layers}}*({{srv_attn_sharded_per_layer}}/{_TP}+{{srv_attn_replicated_per_layer}})"
     "*{srv_linear_bytes_per_param}",
     "srv_w_dense_ffn_B": f"={{ffn_dense_layers}}*{{ffn_dense_layer_params}}/{_TP}*{{srv_linear_bytes_per_param}}",
     "srv_w_shared_B": f"={{moe_layers}}*{{model_n_shared_experts}}*{{moe_expert_params}}/{_TP}"
     "*{srv_linear_bytes_per_param}",
-    "srv_w_routed_B": "={moe_layers}*{model_n_routed_experts}*{moe_expert_params}/{srv_routed_shard}"
+    "srv_w_routed_B": "={moe_layers}*{srv_routed_slots}*{moe_expert_params}/{srv_routed_shard}"
     "*{srv_linear_bytes_per_param}",
     "srv_w_router_norms_B": "={moe_layers}*{moe_router_params_per_layer}*c_srv_ckpt_bytes+{params_norm}*c_srv_ckpt_bytes",
     "srv_w_embedding_B": f"={{model_vocab}}*{{model_d_model}}/{_TP}*c_srv_ckpt_bytes",
