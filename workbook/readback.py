@@ -79,6 +79,7 @@ def read_catalog(wb):
     gpus = _records(hw, "GPU catalogue", Gpu, "Hardware")
     efficiency = _records(wb[EFFICIENCY_SHEET], EFFICIENCY_TITLE, GpuEfficiency, EFFICIENCY_SHEET, id_field="gpu")
     models = _records(wb["Models"], "Model catalogue", Model, "Models")
+    engines = read_engines(wb)
     hw = wb["Defaults"]
     defaults = {}
     title_row = _find_block(hw, "Defaults (")
@@ -91,7 +92,19 @@ def read_catalog(wb):
         defaults[key] = DefaultValue(key=key, value=value, unit=str(hw.cell(r, 2).value),
                                      source=str(hw.cell(r, 3).value), as_of=hw.cell(r, 6).value)
         r += 1
-    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency)
+    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency,
+                   engines=engines)
+
+
+def read_engines(wb):
+    """The Engines sheet's profiles and devices (the file's own, edits included)."""
+    from workbook.catalog.engines import DeviceMemory, EngineProfile, EnginesCatalog
+    from workbook.writer.catalog_sheets import ENGINE_DEVICES_TITLE, ENGINE_PROFILES_TITLE, ENGINES_SHEET
+
+    ws = wb[ENGINES_SHEET]
+    profiles = _records(ws, ENGINE_PROFILES_TITLE, EngineProfile, ENGINES_SHEET)
+    devices = _records(ws, ENGINE_DEVICES_TITLE, DeviceMemory, ENGINES_SHEET, id_field="gpu")
+    return EnginesCatalog(profiles=list(profiles.values()), devices=list(devices.values()))
 
 
 def key_rows(ws) -> dict[str, int]:

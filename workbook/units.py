@@ -105,6 +105,7 @@ UNITS: dict[str, str] = {
     "MB": "megabytes (1e6 bytes)",
     "GB": "gigabytes (1e9 bytes)",
     "TB": "terabytes (1e12 bytes)",
+    "GiB": "gibibytes (2^30 bytes, as serving engines log memory)",
     "MiB": "mebibytes (2^20 bytes), as nvidia-smi reports device memory",
     "B/param": "bytes per parameter",
     "B/token": "bytes per token",
@@ -158,6 +159,7 @@ FIELD_SUFFIX_UNITS: tuple[tuple[str, str], ...] = (
     ("_Gbps", "Gbit/s"),
     ("_GB", "GB"),
     ("_MiB", "MiB"),
+    ("_GiB", "GiB"),
     ("_TFLOPS", "TFLOPS"),
     ("_TOPS", "TOPS"),
     ("_W", "W"),
@@ -175,6 +177,18 @@ FIELD_UNITS: dict[str, str] = {
     "n_heads": "heads",
     "n_kv_heads": "heads",
     "nic_GBps_per_gpu": "GB/s",
+    # serving-engine profiles (catalog/engines.yaml)
+    "memory_fraction": "fraction",
+    "non_torch_GiB_tp1": "GiB",
+    "non_torch_GiB_tp_multi": "GiB",
+    "custom_allreduce_max_MB": "MiB",
+    "max_num_seqs": "sequences",
+    "cuda_graph_max_batch": "sequences",
+    "max_num_batched_tokens": "tokens",
+    "block_size_tokens": "tokens",
+    "prefill_chunk_tokens": "tokens",
+    "sampler_bytes_per_logit": "B",
+    "scheduler_steps": "steps",
 }
 
 

@@ -71,7 +71,8 @@ def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tup
         s, gpu, model = resolve(sc, rb.catalog)
         resolved.append(s)
         model_ids.append(model.id)
-        results.append(compute_resolved(s, gpu, model, rb.catalog.defaults.as_dict(), rb.catalog.efficiency_of(gpu.id)))
+        results.append(compute_resolved(s, gpu, model, rb.catalog.defaults.as_dict(), rb.catalog.efficiency_of(gpu.id),
+                                        engines=rb.catalog.engines))
     names = [s.name for s in resolved]
     texts = status_texts(results, rb.columns)
     summary = summary_values(results, resolved, model_ids, texts["scenario_status"])

@@ -26,6 +26,9 @@ def _ctx(cost_kw=None, **training):
     run(ctx, "kv_cache")
     ctx.q.update(inference.compute(ctx))
     ctx.q["plan_gpus_to_buy"] = float(ctx.s.training.num_gpus)  # whole nodes: the plan's count is N
+    # the serving figures in use (Inference sheet's in-use block) under the book model, no measured throughput
+    ctx.q["srv_gpus_in_use"] = ctx.q["infer_num_gpus"]
+    ctx.q["srv_tokens_per_s_total_in_use"] = ctx.q["decode_tokens_per_s_total"]
     t = ctx.s.training  # the training days in use (Step Time sheet) at the MFU given
     ctx.q["train_days"] = tr.train_time_days(total_FLOP=ctx.q["train_total_FLOPs"], num_gpus=t.num_gpus,
                                              peak_TFLOPS=ctx.q["train_peak_TFLOPS"], mfu=t.mfu,

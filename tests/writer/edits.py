@@ -175,6 +175,22 @@ class EditBook:
         cell.value = value
         return old
 
+    # ---- Engines (serving-engine profiles, catalog/engines.yaml)
+    def engine(self, profile_id: str, field: str, value: Any = None) -> Any:
+        """Set an engine profile's field on the Engines sheet; returns the old value."""
+        ws = self.wb["Engines"]
+        title = _title_row(ws, "Engine profiles")
+        header = {c.value: c.column for c in ws[title + 1] if c.value}
+        r = title + 2
+        while ws.cell(r, header["id"]).value != profile_id:
+            if ws.cell(r, header["id"]).value in (None, ""):
+                raise LookupError(f"engine profile {profile_id!r} not on Engines")
+            r += 1
+        cell = ws.cell(r, header[field])
+        old = cell.value
+        cell.value = value
+        return old
+
     def add_efficiency(self, like: str, new_id: str) -> int:
         """Type a new GPU's factors into the first empty Efficiency row (a copy of *like*'s). Returns its row."""
         ws, title, header = self._eff_table()

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(libreoffice.find_soffice() is None, reason="soff
 
 def _bad_value(r: InputRow):
     """A value the input must refuse (None = blank)."""
-    if r.kind in ("gpu", "model", "enum"):
+    if r.kind in ("gpu", "model", "engine", "enum"):
         return "no-such-choice"
     if r.kind == "name":
         return None

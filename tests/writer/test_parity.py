@@ -59,6 +59,14 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     assert any(x.measured_TFLOPS_per_gpu and x.time_model != "measured" for x in t)  # typed, not in use
     assert any(x.last_stage_layers for x in t)
     assert any(catalog.models[s.model].moe and s.training.ep > 1 and s.training.time_model == "step" for s in scs)
+    # the serving-engine inputs (issue 8): both serving models, every engine profile, serving EP, load
+    i = [s.inference for s in scs]
+    assert {x.serving_model for x in i} == {"engine", "book"}
+    assert {x.engine for x in i} == {p.id for p in catalog.engines.profiles}
+    assert any(catalog.models[s.model].moe and s.inference.ep > 1 for s in scs)
+    for field in ("memory_fraction", "arrival_rate_rps", "ttft_target_ms", "tpot_target_ms",
+                  "measured_tokens_per_s_per_gpu"):
+        assert {getattr(x, field) is None for x in i} == {True, False}, field
 
 
 @needs_lo

@@ -28,6 +28,7 @@ SHEETS: dict[str, str] = {
     "sharded_state": "ZeRO",
     "zero": "ZeRO",
     "kv_cache": "KV Cache",
+    "serving_memory": "KV Cache",
     "step_inputs": "Step Time",
     "step_time": "Step Time",
     "step_total": "Step Time",
@@ -37,6 +38,10 @@ SHEETS: dict[str, str] = {
     "comm": "Comm",  # after Step Time: its ratios and shares are against the step time in use
     "storage": "Storage",
     "inference": "Inference",
+    "serving_step": "Inference",
+    "serving_prefill": "Inference",
+    "serving_load": "Inference",
+    "serving_use": "Inference",
     "cost": "Cost",
     "checks": "Checks",
     "input_checks": "Checks",
@@ -71,10 +76,11 @@ def registry() -> dict[str, Entry]:
     return out
 
 
-def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None) -> dict[str, float]:
+def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None, engines=None) -> dict[str, float]:
     """All quantities for a resolved scenario (no nulls) and its catalogue records (``eff``: the
-    GPU's efficiency record, which the Step Time sheet needs)."""
-    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff)
+    GPU's efficiency record, which the Step Time sheet needs; ``engines``: the serving-engine
+    catalogue, catalog/engines.yaml when None)."""
+    ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff, engines=engines)
     for name, mod in modules():
         values = mod.compute(ctx)
         declared = {q.name for q in mod.QUANTITIES}
@@ -101,7 +107,8 @@ def compute(scenario, catalog) -> dict[str, float]:
     from workbook.scenario.resolve import resolve
 
     s, gpu, model = resolve(scenario, catalog)
-    return compute_resolved(s, gpu, model, catalog.defaults.as_dict(), catalog.efficiency_of(gpu.id))
+    return compute_resolved(s, gpu, model, catalog.defaults.as_dict(), catalog.efficiency_of(gpu.id),
+                            engines=catalog.engines)
 
 
 def dataframe(scenarios: Iterable, catalog=None):

@@ -27,3 +27,4 @@ class Context:
     defaults: dict[str, float]
     q: dict[str, float] = field(default_factory=dict)
     eff: Any = None  # workbook.catalog GpuEfficiency of the GPU (the step-time model's factors)
+    engines: Any = None  # workbook.catalog.engines.EnginesCatalog (None: catalog/engines.yaml)

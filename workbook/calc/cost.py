@@ -2,7 +2,8 @@
 and break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11, 17.9 T8).
 
 Reads train_days (the Step Time sheet's training days in use: the step model, or 6PD at the MFU given) and
-decode_tokens_per_s_total (inference) from ctx.q (both earlier in workbook.calc.SHEETS).
+the serving figures in use, srv_gpus_in_use and srv_tokens_per_s_total_in_use (Inference sheet: engine
+or book model, or the measured throughput), from ctx.q (both earlier in workbook.calc.SHEETS).
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ QUANTITIES = [
     Q("tco_usd_per_gpu_hour", "USD/GPU-h", "Owned TCO per GPU-hour over the depreciation period (capex + power)", "17.9.3"),
     Q("break_even_gpu_hours", "GPU-h", "GPU-hours of use per GPU after which buying beats renting (0 = never)", "17.9.3"),
     Q("break_even_months_24x7", "months", "Months of 24/7 use per GPU to break even on buying (0 = never)", "17.9.3"),
-    Q("infer_hourly_cost_usd", "USD/h", "Serving cost per hour (all serving GPUs)", "17.8.11"),
+    Q("infer_hourly_cost_usd", "USD/h", "Serving cost per hour (all serving GPUs in use)", "17.8.11"),
     Q("infer_daily_cost_usd", "USD/day", "Serving cost per day (all serving GPUs)", "17.8.11"),
-    Q("infer_tokens_per_s_used", "tokens/s", "Output tokens per second served at the set utilisation", "17.8.11"),
+    Q("infer_tokens_per_s_used", "tokens/s", "Output tokens per second served at the set utilisation (throughput in use)", "17.8.11"),
     Q("infer_tokens_per_day_M", "M tokens/day", "Output tokens served per day at the set utilisation", "17.8.11"),
     Q("infer_usd_per_1M_tokens", "USD/1M tokens", "Serving cost per 1M output tokens at the set utilisation", "17.8.11"),
     Q("infer_usd_per_request", "USD/request", "Serving cost per request (prompt + output tokens at decode throughput)", "17.8.11"),
@@ -87,8 +88,8 @@ def compute(ctx: Context) -> dict[str, float]:
                                   num_gpus=1, years=float(c.depreciation_years))
     be_hours = ic.owned_break_even_hours(capex_usd_per_gpu=capex_gpu, gpu_hour_usd=price, opex_usd_per_gpu_hour=power_h)
 
-    n_inf = s.tp * s.replicas
-    thr = float(q["decode_tokens_per_s_total"])
+    n_inf = float(q["srv_gpus_in_use"])
+    thr = float(q["srv_tokens_per_s_total_in_use"])
     thr_used = thr * c.utilisation_frac
     per_1M = ic.cost_per_1M_tokens_usd(num_gpus=n_inf, gpu_hour_usd=price, throughput_tok_per_s=thr_used) if thr_used > 0 else 0.0
     return {

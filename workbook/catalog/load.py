@@ -63,7 +63,11 @@ def _load(folder: Path) -> Catalog:
     defaults = load_records(folder / "defaults.yaml", DefaultValue, id_field="key")
     efficiency = load_efficiency(folder / EFFICIENCY_FILE, gpu_ids=gpus)  # one record per GPU
     mfu = load_mfu(folder / MFU_FILE, gpu_ids=gpus, model_ids=models)
-    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency, mfu=mfu)
+    from workbook.catalog.engines import ENGINES_FILE, load_engines
+
+    engines = load_engines(folder / ENGINES_FILE, gpu_ids=gpus) if (folder / ENGINES_FILE).exists() else None
+    return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency, mfu=mfu,
+                   engines=engines)
 
 
 def as_plain(obj: Any) -> Any:

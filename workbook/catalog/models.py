@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-from typing import Literal, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -261,6 +261,8 @@ class Catalog(BaseModel):
     efficiency: dict[str, GpuEfficiency] = Field(default_factory=dict)
     #: measured planning-MFU rows (catalog/mfu.yaml), in file order
     mfu: list[MfuRow] = Field(default_factory=list)
+    #: serving-engine profiles and device memory (catalog/engines.yaml, workbook.catalog.engines.EnginesCatalog)
+    engines: Any = None
 
     def gpu(self, gpu_id: str) -> Gpu:
         """The GPU record (InputError with the closest ids when unknown)."""

@@ -47,6 +47,7 @@ from workbook.units import BYTES_PER_ELEMENT
 #: scales and zero points)
 FP8_BLOCK = 128
 LINEAR_BYTES_PER_PARAM = {
+    "fp32": 4.0,
     "bf16": 2.0,
     "fp16": 2.0,
     "fp8": 1.0 + 4.0 / (FP8_BLOCK * FP8_BLOCK),

@@ -26,15 +26,22 @@ TimeModel = Literal["step", "mfu", "measured"]
 #: the training precision (FP8 on an FP8 run)
 MfuPeak = Literal["bf16", "precision"]
 PriceBasis = Literal["on_demand", "reserved", "spot"]
+#: serving model: "engine" the measured-engine models (docs/serving.md; workbook.reference.engine_memory,
+#: decode_time, prefill_time, serving_load), "book" the spec 17.8 roofline
+ServingModel = Literal["engine", "book"]
+#: the default serving-engine profile (catalog/engines.yaml)
+DEFAULT_ENGINE = "vllm-0.10"
 Purpose = Literal["both", "training", "serving"]
 
 
 def In(default, *, title: str, unit: str, example, desc: str, note: str = "", required_if: str = "",
-       **bounds):  # noqa: N802
+       kind: str = "", **bounds):  # noqa: N802
     """A scenario input: short title (validation title, INPUT ERROR text), unit, an example value,
-    a description (the Plan label), an optional note (the Plan Notes column) and, for an optional
-    input, ``required_if="field=value"``: a sibling choice that makes a blank an error."""
-    extra = {"unit": unit, "note": note, **({"required_if": required_if} if required_if else {})}
+    a description (the Plan label), an optional note (the Plan Notes column); for an optional
+    input, ``required_if="field=value"``: a sibling choice that makes a blank an error; ``kind`` names a
+    catalogue list the value is an id of ("engine": catalog/engines.yaml profiles)."""
+    extra = {"unit": unit, "note": note, **({"required_if": required_if} if required_if else {}),
+             **({"kind": kind} if kind else {})}
     return Field(default, title=title, description=desc, examples=[example], json_schema_extra=extra, **bounds)
 
 
@@ -211,6 +218,36 @@ class InferenceInputs(_Strict):
                                   desc="Draft model parameters", note="spec F8")
     chunk_tokens: int = In(512, title="Prefill chunk", unit="tokens", example=512, ge=1, le=1_000_000,
                            desc="Chunked-prefill chunk size C", note="spec F9")
+    # ---- measured-engine serving models (docs/serving.md; KV Cache and Inference sheets, srv_ rows)
+    serving_model: ServingModel = In("engine", title="Serving model", unit="choice", example="engine",
+                                     desc="Serving model in use: engine = measured-engine models, book = spec 17.8",
+                                     note="engine: docs/serving.md; book: the roofline of spec 17.8")
+    engine: str = In(DEFAULT_ENGINE, title="Serving engine", unit="id", example=DEFAULT_ENGINE, kind="engine",
+                     min_length=1, max_length=64, desc="Serving-engine profile (Engines sheet)",
+                     note="catalog/engines.yaml")
+    ep: int = In(1, title="Serving EP", unit="GPUs", example=1, ge=1, le=1024,
+                 desc="Expert-parallel degree of one serving group (DP attention + EP)",
+                 note="group = TP x EP GPUs")
+    redundant_experts: int = In(0, title="Redundant experts", unit="count", example=32, ge=0, le=4096,
+                                desc="Redundant routed-expert replicas per MoE layer in the serving EP group",
+                                note="EP > 1 only (EPLB); DeepSeek decode 32")
+    ep_overlap_frac: float = In(0.0, title="Serving EP overlap", unit="fraction", example=1.0, ge=0, le=1,
+                                desc="Share of the serving EP all-to-all hidden under the step's GPU work",
+                                note="DeepSeek's two micro-batches: 1; 0 = none")
+    memory_fraction: Optional[float] = In(None, title="Engine memory fraction", unit="fraction", example=0.9,
+                                          ge=0.01, le=1, desc="Engine memory fraction (vLLM gpu_memory_utilization, "
+                                          "SGLang mem_fraction_static)", note="blank = the engine profile's")
+    arrival_rate_rps: Optional[float] = In(None, title="Arrival rate", unit="requests/s", example=4, ge=1e-6,
+                                           le=1e6, desc="Request arrival rate, all replicas",
+                                           note="blank = offline (maximum throughput)")
+    ttft_target_ms: Optional[float] = In(None, title="TTFT target", unit="ms", example=1000, ge=0.001, le=1e7,
+                                         desc="Time-to-first-token target", note="blank = no target")
+    tpot_target_ms: Optional[float] = In(None, title="TPOT target", unit="ms", example=50, ge=0.001, le=1e7,
+                                         desc="Time-per-output-token target", note="blank = no target")
+    measured_tokens_per_s_per_gpu: Optional[float] = In(
+        None, title="Measured throughput", unit="tokens/s", example=900, ge=0.001, le=1e8,
+        desc="Benchmarked output tokens/s per GPU (costs use it; the model figure stays beside it)",
+        note="blank = the model's figure")
 
 
 class NetworkInputs(_Strict):

@@ -76,6 +76,17 @@ def _layout_fits_model(scenario: Scenario, model: Model) -> None:
                          **_where(scenario, ("training", "ep")))
 
 
+def _engine_known(scenario: Scenario, catalog: Catalog) -> None:
+    """The serving-engine profile is one of the catalogue's (catalog/engines.yaml, Engines sheet)."""
+    engines = catalog.engines
+    if engines is None:
+        return
+    ids = [p.id for p in engines.profiles]
+    if scenario.inference.engine not in ids:
+        raise InputError(f"unknown engine profile {scenario.inference.engine!r}", field="inference.engine",
+                         expected="one of " + ", ".join(ids), **_where(scenario, ("inference", "engine")))
+
+
 def resolve(scenario: Scenario, catalog: Catalog) -> tuple[Scenario, Gpu, Model]:
     """(scenario with network/storage/cost nulls filled, GPU record, model record).
 
@@ -86,6 +97,7 @@ def resolve(scenario: Scenario, catalog: Catalog) -> tuple[Scenario, Gpu, Model]
     gpu = _lookup(scenario, catalog, "gpu")
     model = _lookup(scenario, catalog, "model") if scenario.model is not None else inline_model(scenario)
     _layout_fits_model(scenario, model)
+    _engine_known(scenario, catalog)
 
     data = scenario.model_dump()
     for section in DEFAULTED_SECTIONS:

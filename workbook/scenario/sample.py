@@ -5,7 +5,9 @@ memory models (each with every ZeRO stage), context parallelism, expert TP, sequ
 FlashAttention, dropout, all three pipeline schedules, and the three time models (step model for odd i,
 MFU given for even i, a measured TFLOP/s for every fifth i) with the step model's own inputs (last-stage
 layers, overlaps) from a second random stream and the MFU peak basis and measured rate from a third, so
-the other fields stay those of earlier versions.
+the other fields stay those of earlier versions. The serving-engine inputs
+(serving model, engine profile, serving EP, memory fraction, load, targets, measured throughput)
+come from a fourth stream.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     rng = random.Random(seed)
     rng_step = random.Random(f"{seed}-step")
     rng_mfu = random.Random(f"{seed}-mfu")
+    rng_srv = random.Random(f"{seed}-serving")
+    engines = sorted(p.id for p in catalog.engines.profiles) if catalog.engines is not None else ["vllm-0.10"]
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
     moe = [m for m in models if catalog.models[m].moe]
@@ -83,6 +87,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "weight_precision": rng.choice(["bf16", "fp8", "int8", "int4"]),
                 "kv_precision": rng.choice(["bf16", "fp8", "int8"]),
                 "tp": rng.choice([1, 2, 4, 8]),
+                **_serving_fields(rng_srv, i, model, engines),
             },
             cost={
                 "price_basis": rng.choice(bases),
@@ -102,6 +107,23 @@ def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu, fp8: bool) -> 
         "mfu_peak": basis,
         "time_model": "measured" if measured else time_model,
         "measured_TFLOPS_per_gpu": rate if measured or rng.random() < 0.3 else None,
+    }
+
+
+def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> dict:
+    """The serving-engine inputs: engine model for three scenarios in four, every profile in turn."""
+    experts = int(model.n_routed_experts or 0) if model.moe else 0
+    return {
+        "serving_model": "book" if i % 4 == 3 else "engine",
+        "engine": engines[i % len(engines)],
+        "ep": rng.choice([e for e in (1, 2, 4, 8) if experts % e == 0]) if experts else 1,
+        "memory_fraction": rng.choice([None, None, 0.8, 0.95]),
+        "arrival_rate_rps": rng.choice([None, 0.5, 2.0, 8.0]),
+        "ttft_target_ms": rng.choice([None, 200.0, 5000.0]),
+        "tpot_target_ms": rng.choice([None, 20.0, 200.0]),
+        "measured_tokens_per_s_per_gpu": rng.choice([None, None, None, 500.0]),
+        "redundant_experts": rng.choice([0, 8]) if experts else 0,
+        "ep_overlap_frac": rng.choice([0.0, 0.5, 1.0]),
     }
 
 

@@ -23,8 +23,11 @@ _EXPR = {
     "MOD({plan_gpus_to_buy},{gpu_gpus_per_node})=0),0,1)",
     "check_cost_reconciles": "IF(ABS({train_cost_usd}-{train_gpu_hours}*{gpu_hour_usd})"
     ">c_check_rel_tol*ABS({train_cost_usd}),1,0)",
-    "check_infer_memory_fits": "1-{infer_fits_flag}",
+    "check_infer_memory_fits": "1-{srv_fits_in_use_flag}",
     "check_decode_is_max": "IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
+    "check_serving_load_stable": "{srv_load_unstable_flag}",
+    "check_ttft_target": "{srv_ttft_target_miss_flag}",
+    "check_tpot_target": "{srv_tpot_target_miss_flag}",
     "warn_comm_share": "{comm_over_limit_flag}",
     "warn_ckpt_interval": "1-{ckpt_interval_ok_flag}",
     "warn_mfu_band": "1-{train_mfu_in_band_flag}",

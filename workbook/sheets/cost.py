@@ -56,9 +56,10 @@ ITEMS = {
     "{capex_per_gpu_usd}/({gpu_hour_usd}-{power_usd_per_gpu_hour}),0)",
     "break_even_months_24x7": "={break_even_gpu_hours}/(c_hours_per_year/c_cost_months_per_year)",
     # F11 serving cost
-    "infer_hourly_cost_usd": "={infer_num_gpus}*{gpu_hour_usd}",
+    # the serving GPUs and throughput in use (Inference sheet: engine or book model, or the measured tokens/s)
+    "infer_hourly_cost_usd": "={srv_gpus_in_use}*{gpu_hour_usd}",
     "infer_daily_cost_usd": "={infer_hourly_cost_usd}*c_hours_per_day",
-    "infer_tokens_per_s_used": "={decode_tokens_per_s_total}*{cost.utilisation_frac}",
+    "infer_tokens_per_s_used": "={srv_tokens_per_s_total_in_use}*{cost.utilisation_frac}",
     "infer_tokens_per_day_M": "={infer_tokens_per_s_used}*c_s_per_day/c_mega",
     "infer_usd_per_1M_tokens": "=IF({infer_tokens_per_s_used}>0,"
     "{infer_hourly_cost_usd}/({infer_tokens_per_s_used}*c_s_per_hour/c_mega),0)",

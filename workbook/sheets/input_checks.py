@@ -14,7 +14,7 @@ def _template(r: InputRow) -> str:
     x = "{" + r.key + "}"
     if r.kind == "name":
         return f"=IF(AND(ISTEXT({x}),LEN({x})>=1),0,1)"
-    if r.kind in ("gpu", "model"):
+    if r.kind in ("gpu", "model", "engine"):
         return f"=IF(AND(ISTEXT({x}),ISNUMBER(MATCH({x},cat_{r.kind}_id,0))),0,1)"
     if r.kind == "enum":
         return f"=IF(ISNUMBER(MATCH({x},{choice_table(r)},0)),0,1)"

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFFICIENCY_SHEET, EFFICIENCY_TITLE,
-                                            GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table)
+                                            ENGINE_DEVICES_TITLE, ENGINE_PROFILES_TITLE, ENGINES_SHEET, GPU_SHEET,
+                                            MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
 from workbook.writer.cover import write_cover
 from workbook.writer.layout import CALC_SHEETS, MANIFEST_SHEET, value_col
@@ -54,7 +55,7 @@ def plan_scenarios(scenarios: list, catalog) -> list[Planned]:
     for sc in scenarios:
         s, gpu, model = resolve(sc, catalog)
         out.append(Planned(sc, s, gpu, model, compute_resolved(s, gpu, model, catalog.defaults.as_dict(),
-                                                               catalog.efficiency_of(gpu.id))))
+                                                               catalog.efficiency_of(gpu.id), engines=catalog.engines)))
     return out
 
 
@@ -153,6 +154,7 @@ def _write_data_sheets(w: Writer, catalog, models: list) -> None:
             "catalog/efficiency.yaml, docs/step_time.md): achieved fractions of the Hardware figures, NIC, latencies.")
     last, fields = write_table(w, EFFICIENCY_SHEET, "eff", EFFICIENCY_TITLE, list(catalog.efficiency.values()), 3)
     w.finish_sheet(EFFICIENCY_SHEET, len(fields) - 1, last)
+    _write_engines(w, catalog)
     w.title(MODEL_SHEET, "Models", "Model architectures, one row per model (inputs: blue). Type a new model into the "
             "next empty row. Parameter counts are computed on Plan.")
     last, fields = write_table(w, MODEL_SHEET, "model", "Model catalogue", models, 3)
@@ -166,6 +168,18 @@ def _write_data_sheets(w: Writer, catalog, models: list) -> None:
     consts, tables = _collect_constants()
     last = write_constants(w, consts, tables, 3)
     w.finish_sheet(CONSTANTS_SHEET, 7, last)
+
+
+def _write_engines(w: Writer, catalog) -> None:
+    """Engines: the serving-engine profiles and the device memory of catalog/engines.yaml (inputs)."""
+    from workbook.catalog.engines import load_engines
+
+    engines = catalog.engines or load_engines(gpu_ids=catalog.gpus)
+    w.title(ENGINES_SHEET, "Engines", "Serving-engine profiles and device memory (inputs: blue; catalog/engines.yaml, "
+            "docs/serving.md): how each engine sizes its KV cache and what its decode and prefill steps cost.")
+    last, fields = write_table(w, ENGINES_SHEET, "engine", ENGINE_PROFILES_TITLE, list(engines.profiles), 3)
+    last, dev_fields = write_table(w, ENGINES_SHEET, "device", ENGINE_DEVICES_TITLE, list(engines.devices), last + 1)
+    w.finish_sheet(ENGINES_SHEET, max(len(fields), len(dev_fields)) - 1, last)
 
 
 def _check_formats(w: Writer, n: int) -> None:

@@ -17,6 +17,10 @@ GPU_SHEET = "Hardware"
 EFFICIENCY_SHEET = "Efficiency"
 #: title of the efficiency table (readback finds the block by it)
 EFFICIENCY_TITLE = "Efficiency catalogue"
+ENGINES_SHEET = "Engines"
+#: titles of the two engine tables (readback finds the blocks by them)
+ENGINE_PROFILES_TITLE = "Engine profiles"
+ENGINE_DEVICES_TITLE = "Engine devices"
 MODEL_SHEET = "Models"
 DEFAULTS_SHEET = "Defaults"
 CONSTANTS_SHEET = "Constants"

@@ -26,6 +26,10 @@ SECTIONS = [
 ]
 
 
+#: inputs that hold an id of a catalogue table -> the sheet of that table (its ids: defined name cat_<kind>_id)
+CATALOGUE_KINDS = {"gpu": "Hardware", "model": "Models", "engine": "Engines"}
+
+
 @dataclass(frozen=True)
 class InputRow:
     """One input line item: dotted key, label, title, unit, note, and how it is validated."""
@@ -34,7 +38,7 @@ class InputRow:
     label: str
     title: str
     unit: str
-    kind: str  # "int", "float", "enum", "gpu", "model", "name"
+    kind: str  # "int", "float", "enum", "gpu", "model", "engine", "name"
     choices: tuple[str, ...] = ()
     lo: float | None = None
     hi: float | None = None
@@ -54,15 +58,15 @@ class InputRow:
         """What the cell must hold, in words: 'a fraction from 0.05 to 0.9, e.g. 0.40'."""
         if self.choices:
             text = "one of " + ", ".join(self.choices)
-        elif self.kind in ("gpu", "model"):
-            text = f"an id from the {'Hardware' if self.kind == 'gpu' else 'Models'} sheet"
+        elif self.kind in CATALOGUE_KINDS:
+            text = f"an id from the {CATALOGUE_KINDS[self.kind]} sheet"
         elif self.kind == "name":
             text = "a name of 1 to 64 characters"
         else:
             what = "a whole number" if self.kind == "int" else ("a fraction" if self.unit == "fraction" else "a number")
             unit = "" if self.unit in ("fraction", "count") else f" {self.unit}"
             text = f"{what} from {_num(self.lo)} to {_num(self.hi)}{unit}"
-        if self.example is not None and not self.choices and self.kind not in ("gpu", "model", "name"):
+        if self.example is not None and not self.choices and self.kind not in (*CATALOGUE_KINDS, "name"):
             text += f", e.g. {_num(self.example)}"
         if self.required_if:
             text += f"; required when {self.required_if[0]} is {self.required_if[1]}"
@@ -110,6 +114,7 @@ def _kind(annotation: Any) -> tuple[str, tuple[str, ...], bool]:
 def _row(key: str, info, block: str) -> InputRow:
     extra = info.json_schema_extra or {}
     kind, choices, optional = _kind(info.annotation)
+    kind = extra.get("kind", kind)
     lo, hi = _bounds(info)
     cond = required_if(info)
     when = (f"{key.rsplit('.', 1)[0]}.{cond[0]}", cond[1]) if cond else None

@@ -19,6 +19,7 @@ SHEET_ORDER = [
     "Summary",
     "Hardware",
     "Efficiency",
+    "Engines",
     "Models",
     "Defaults",
     "Constants",
@@ -41,7 +42,7 @@ OPTIONAL_SHEETS = ("Changelog",)
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
 #: the catalogue and the constants: input and constant cells only
-DATA_SHEETS = ("Hardware", "Efficiency", "Models", "Defaults", "Constants")
+DATA_SHEETS = ("Hardware", "Efficiency", "Engines", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order
 CALC_SHEETS = tuple(SHEET_ORDER[SHEET_ORDER.index("Plan"):SHEET_ORDER.index("Checks") + 1])
 #: what the build wrote, cell by cell, for `workbook audit` (workbook/writer/manifest.py)

@@ -34,6 +34,8 @@ def _validation(r: InputRow) -> dict:
         return {"validate": "list", "source": "=cat_gpu_id"}
     if r.kind == "model":
         return {"validate": "list", "source": "=cat_model_id"}
+    if r.kind == "engine":
+        return {"validate": "list", "source": "=cat_engine_id"}
     if r.kind == "name":
         return {"validate": "length", "criteria": "between", "minimum": 1, "maximum": 64}
     return {"validate": "integer" if r.kind == "int" else "decimal", "criteria": "between",

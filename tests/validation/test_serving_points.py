@@ -1,0 +1,55 @@
+"""The serving validation files (catalog/validation/serving-*.yaml) on the workbook's engine rows: the
+points with the same inputs as the reference table (tests/reference/serving_validation.py) give the
+same figures, and the points that fail today are exactly the ones docs/serving.md reports as not
+matched (strict: a point that starts to pass, or one that starts to fail, is news)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.reference import serving_validation as sv
+from workbook.validation import DEFAULT_DIR, validate
+
+FILES = sorted(DEFAULT_DIR.glob("serving-*.yaml"))
+#: yaml point -> reference-table point with identical inputs
+SAME_INPUTS = {
+    "kv-vllm-tokens": "kv-vllm-qwen3-235b-fp8-tp4",
+    "kv-vllm-GiB": "kv-vllm-qwen3-235b-fp8-tp4-GiB",
+    "kv-sglang-tokens": "kv-sglang-qwen3-235b-fp8-tp4",
+    "step-batch1": "step-llama70-tp4-batch1",
+    "step-batch55": "step-llama70-tp4-batch55",
+}
+#: the points outside their target today (docs/serving.md; the reference table's strict xfails)
+NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang", "decode-tpot"}
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {r.point: r for r in validate(FILES)}
+
+
+def test_serving_files_exist_and_cover_the_issue_points(results):
+    assert len(FILES) == 3
+    assert set(SAME_INPUTS) <= set(results) and len(results) == 12
+
+
+def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
+    """The reference table's point is at 14.8k/8/21 = 88.1 requests per GPU; the scenario takes 88."""
+    from workbook.reference import decode_time as dt
+
+    step = dt.decode_step(sv.DSV3, batch=88, context_tokens=sv.DS_KV_LEN, hw=sv.H800,
+                          engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=sv.DS_EP,
+                          redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
+                          ep_nodes=sv.DS_NODES)
+    assert results["decode-tpot"].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9)
+
+
+@pytest.mark.parametrize("point", sorted(SAME_INPUTS))
+def test_workbook_rows_give_the_reference_table(results, point):
+    ref = {p["name"]: p for p in sv.points()}[SAME_INPUTS[point]]
+    assert results[point].ours == pytest.approx(ref["ours"], rel=1e-9)
+    assert results[point].published == pytest.approx(ref["published"], rel=1e-12)
+
+
+def test_failing_points_are_the_unmatched_ones(results):
+    assert {name for name, r in results.items() if not r.passed} == NOT_MATCHED

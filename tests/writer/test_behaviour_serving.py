@@ -1,0 +1,139 @@
+"""Behaviour tests of the serving-engine rows (issue 8): edit the default workbook as a person would
+(pick another engine, switch the serving model, type a measured throughput, edit an engine profile,
+blank a required serving input), recalculate with LibreOffice, check what moves.
+
+Expectations come from the catalogue (engines.yaml through the serving reference), from ratios
+against the recalculated unedited copy, or from equalities between cells; never from cached values.
+Scenario 5 of the default workbook is llama-3-70b-serve-h800-tp4 (LLaMA-3-70B, H800, TP 4, $2.50/GPU-h,
+serving model book); test_behaviour.py checks the scenario list.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from tests.writer.edits import EditBook, Layout, Recalc
+from workbook.catalog import load_catalog
+from workbook.engines import recalculate_many
+from workbook.engines.libreoffice import find_soffice
+from workbook.reference import engine_memory as em
+from workbook.reference.serving_shape import model_shape
+
+pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+
+SC = 5  # llama-3-70b-serve-h800-tp4
+CAT = load_catalog()
+
+EDITS = {
+    "roundtrip": lambda b: None,
+    "engine_model": lambda b: b.plan("inference.serving_model", SC, "engine"),
+    "engine_sglang": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                b.plan("inference.engine", SC, "sglang-0.4")),
+    "measured_500": lambda b: b.plan("inference.measured_tokens_per_s_per_gpu", SC, 500.0),
+    "measured_1000": lambda b: b.plan("inference.measured_tokens_per_s_per_gpu", SC, 1000.0),
+    "engine_fraction_low": lambda b: b.engine("vllm-0.10", "memory_fraction", 0.8),
+    "serving_model_blank": lambda b: b.plan("inference.serving_model", SC, None),
+    "engine_blank": lambda b: b.plan("inference.engine", SC, None),
+    "ep_blank": lambda b: b.plan("inference.ep", SC, None),
+    "tpot_target_missed": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                     b.plan("inference.tpot_target_ms", SC, 1.0)),
+}
+
+
+@pytest.fixture(scope="module")
+def layout(built):
+    return Layout(built[0])
+
+
+@pytest.fixture(scope="module")
+def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
+    folder = tmp_path_factory.mktemp("behaviour_serving")
+    paths = {}
+    for name, fn in EDITS.items():
+        path = folder / f"{name}.xlsx"
+        shutil.copyfile(built[0], path)
+        b = EditBook(path)
+        fn(b)
+        b.save()
+        paths[name] = path
+    values = recalculate_many(list(paths.values()), "libreoffice")
+    out = {name: Recalc(values[p], layout) for name, p in paths.items()}
+    out["_paths"] = paths
+    return out
+
+
+def _kv_tokens(engine: str, fraction: float | None = None) -> float:
+    """KV capacity of scenario 5's setup under an engine profile (reference, catalogue values)."""
+    dev_total = CAT.engines.device("h800").cuda_total_GiB
+    return em.kv_capacity(model_shape(CAT.model("llama-3-70b")), engine=CAT.engines.profile(engine),
+                          device_total_GiB=dev_total, tp=4, memory_fraction=fraction)["kv_tokens"]
+
+
+def test_another_engine_in_the_dropdown_moves_the_kv_capacity(rc):
+    base, r = rc["engine_model"], rc["engine_sglang"]
+    assert base.get("KV Cache", "srv_kv_tokens", SC) == _kv_tokens("vllm-0.10")
+    assert r.get("KV Cache", "srv_kv_tokens", SC) == _kv_tokens("sglang-0.4")
+    assert r.get("KV Cache", "srv_eng_memory_fraction", SC) == CAT.engines.profile("sglang-0.4").memory_fraction
+    assert r.get("KV Cache", "srv_kv_tokens", SC) != base.get("KV Cache", "srv_kv_tokens", SC)
+    assert r.master == "ALL CHECKS PASS"
+
+
+def test_engine_model_drives_the_cost_and_the_summary(rc):
+    book, eng = rc["roundtrip"], rc["engine_model"]
+    assert book.get("Inference", "srv_tpot_ms_in_use", SC) == book.get("Inference", "tpot_ms", SC)
+    tpot = eng.get("Inference", "srv_tpot_ms_in_use", SC)
+    assert tpot == eng.get("Inference", "srv_load_tpot_ms", SC) != book.get("Inference", "tpot_ms", SC)
+    assert eng.get("Summary", "srv_tpot_ms_in_use", SC) == tpot
+    thr = eng.get("Inference", "srv_tokens_per_s_total_in_use", SC)
+    usd = eng.get("Cost", "infer_hourly_cost_usd", SC) / (thr * 3600 / 1e6)  # utilisation 1
+    assert math.isclose(eng.get("Cost", "infer_usd_per_1M_tokens", SC), usd, rel_tol=1e-9)
+    assert eng.get("Cost", "infer_usd_per_1M_tokens", SC) != book.get("Cost", "infer_usd_per_1M_tokens", SC)
+
+
+def test_measured_throughput_sets_the_cost_inversely(rc):
+    base, a, b = rc["roundtrip"], rc["measured_500"], rc["measured_1000"]
+    ca, cb = a.get("Cost", "infer_usd_per_1M_tokens", SC), b.get("Cost", "infer_usd_per_1M_tokens", SC)
+    assert math.isclose(ca, 2 * cb, rel_tol=1e-12)
+    gpus = a.get("Inference", "srv_gpus_in_use", SC)
+    assert math.isclose(a.get("Cost", "infer_tokens_per_s_used", SC), 500.0 * gpus, rel_tol=1e-12)
+    # the model's figure stays beside it
+    assert a.get("Inference", "srv_tokens_per_s_per_gpu_model", SC) == base.get(
+        "Inference", "srv_tokens_per_s_per_gpu_model", SC)
+    assert a.get("Summary", "srv_tokens_per_s_per_gpu_in_use", SC) == 500.0
+
+
+def test_engine_profile_edit_on_the_engines_sheet_moves_kv_and_verifies(rc):
+    """vllm-0.10's gpu_memory_utilization 0.9 -> 0.8 on the Engines sheet: every scenario on that profile
+    (the default engine) holds fewer KV tokens, as the reference gives; verify reads the edit back."""
+    from workbook.readback import read_workbook
+    from workbook.verify import verify
+
+    r, base = rc["engine_fraction_low"], rc["roundtrip"]
+    assert r.get("KV Cache", "srv_kv_tokens", SC) == _kv_tokens("vllm-0.10", 0.8)
+    assert r.get("KV Cache", "srv_kv_tokens", SC) < base.get("KV Cache", "srv_kv_tokens", SC)
+    path = rc["_paths"]["engine_fraction_low"]
+    assert read_workbook(path).catalog.engines.profile("vllm-0.10").memory_fraction == 0.8
+    report = verify(path, ["libreoffice"])
+    assert report.ok, "\n".join(str(m) for m in report.mismatches[:10])
+
+
+@pytest.mark.parametrize("name,key,title", [
+    ("serving_model_blank", "inference.serving_model", "Serving model"),
+    ("engine_blank", "inference.engine", "Serving engine"),
+    ("ep_blank", "inference.ep", "Serving EP"),
+])
+def test_blank_required_serving_input_is_an_input_error(rc, layout, name, key, title):
+    r = rc[name]
+    cell = layout.cell("Plan", key, SC)
+    assert r.get("Checks", "scenario_status", SC) == f"INPUT ERROR: Plan!{cell} {title}"
+    assert r.errors("Cover", "Summary", "Checks") == {}
+
+
+def test_missed_tpot_target_fails_the_check_and_the_summary(rc):
+    r = rc["tpot_target_missed"]
+    assert r.get("Checks", "check_tpot_target", SC) == 1.0
+    assert r.get("Summary", "summary_serving_targets", SC) == "FAIL"
+    assert r.master != "ALL CHECKS PASS"

@@ -1,0 +1,182 @@
+"""Inference sheet, engine load block: offline throughput and the steady state of continuous
+batching under the scenario's arrival rate (docs/serving.md "Serving under load";
+workbook.reference.serving_load.offline_throughput and steady_state).
+
+The reference re-linearises Little's law a fixed number of times (serving_load.DEFAULT_REFINEMENTS,
+no convergence loop), so the sheet holds one row block per refinement: the decode step at the
+batch b0 and at 2·b0 (slope and intercept), the prefill terms (separate prefill of the prompts
+that arrived during the scheduling window, or chunks mixed into decode at their marginal cost),
+then the new batch and whether the load saturates. The rows of a refinement after saturation
+carry the batch on and are not used. A blank arrival rate means offline: the group is loaded at
+its offline request rate. The rate is per serving group (the scenario's rate / replicas).
+"""
+
+from __future__ import annotations
+
+import math
+
+from workbook.calc.base import Context, Q
+from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_prefill import prefill_quantities, prefill_values
+from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
+from workbook.reference import serving_load as sl
+from workbook.reference.serving_shape import model_shape
+from workbook.units import MS_PER_S
+
+_S = "docs/serving.md"
+REFINEMENTS = sl.DEFAULT_REFINEMENTS
+#: the steady state's cap on the prefill busy share (serving_load.steady_state)
+RHO_MAX = 0.999999
+
+
+def _refinement_quantities(r: int) -> list[Q]:
+    p = f"srv_ss{r}"
+    w = f"refinement {r}"
+    return [
+        Q(f"{p}_b0", "sequences", f"Load, {w}: batch linearised at (at least 1)", _S),
+        Q(f"{p}_b2", "sequences", f"Load, {w}: twice that batch (slope point)", _S),
+        *decode_quantities(f"{p}_lo", f"(load, {w}) at the batch"),
+        *decode_quantities(f"{p}_hi", f"(load, {w}) at twice the batch"),
+        Q(f"{p}_slope", "s", f"Load, {w}: decode step per extra request", _S),
+        Q(f"{p}_intercept", "s", f"Load, {w}: decode step at batch 0 (linear fit)", _S),
+        *prefill_quantities(f"{p}_pf", f"(load, {w}) of the prompts arriving in one scheduling window"),
+        *_terms_quantities(p, w),
+        Q(f"{p}_c", "s", f"Load, {w}: requests in decode per second of decode step (Little's law)", _S),
+        Q(f"{p}_denom", "x", f"Load, {w}: 1 − c·slope (stable while positive)", _S),
+        Q(f"{p}_stop", "0/1", f"Load, {w}: saturated before this refinement's batch", _S),
+        Q(f"{p}_batch", "sequences", f"Load, {w}: batch in decode (Little's law)", _S),
+        Q(f"{p}_sat", "0/1", f"Load, {w}: saturated (queue grows or batch above the cap)", _S),
+    ]
+
+
+def _terms_quantities(p: str, w: str) -> list[Q]:
+    return [
+        Q(f"{p}_rho_sep", "fraction", f"Load, {w}: prefill busy share, separate prefill steps", _S),
+        Q(f"{p}_room", "tokens", f"Load, {w}: prompt tokens a mixed step has room for", _S),
+        Q(f"{p}_steps_mixed", "steps", f"Load, {w}: mixed steps a prompt needs", _S),
+        Q(f"{p}_rho", "fraction", f"Load, {w}: prefill busy share (engine's prefill mode)", _S),
+        Q(f"{p}_fixed", "s", f"Load, {w}: prefill part of TTFT", _S),
+        Q(f"{p}_waits", "steps", f"Load, {w}: decode steps a new request waits", _S),
+    ]
+
+
+QUANTITIES = [
+    Q("srv_load_request_block_tokens", "tokens", "Tokens a running request occupies on average (S_in + O/2, whole blocks)", _S),
+    Q("srv_load_batch_cap", "sequences", "Largest running batch: KV pool over the mean footprint, max_num_seqs", _S),
+    Q("srv_load_batch_cap_used", "sequences", "Batch cap the load rows use (at least 1; the fit check fails below)", _S),
+    *decode_quantities("srv_off", "offline, at the batch cap"),
+    Q("srv_offpf_chunk", "tokens", "Offline prefill chunk: the token budget, at least one prompt", _S),
+    *prefill_quantities("srv_offpf", "offline, at the engine's token budget"),
+    Q("srv_off_pf_s_per_token", "s", "Offline prefill time per prompt token (separate steps, or marginal)", _S),
+    Q("srv_off_s_per_request", "s", "Offline GPU time per request (prefill + its share of decode steps)", _S),
+    Q("srv_offline_tokens_per_s", "tokens/s", "Offline output tokens/s of one serving group", _S),
+    Q("srv_offline_rate_rps", "requests/s", "Offline request rate of one serving group", _S),
+    Q("srv_load_rate_rps", "requests/s", "Arrival rate per serving group (rate / replicas; blank = offline rate)", _S),
+    Q("srv_load_decode_steps_per_req", "steps", "Decode steps of a request after its first token (O − 1)", _S),
+    *[q for r in range(1, REFINEMENTS + 1) for q in _refinement_quantities(r)],
+    Q("srv_load_saturated_flag", "0/1", "Load saturates the group (queue grows; it runs at offline throughput)", _S),
+    Q("srv_load_batch", "sequences", "Requests in decode in steady state (the cap when saturated)", _S),
+    Q("srv_ssf_b", "sequences", "Steady-state batch the final decode step runs at (at least 1)", _S),
+    *decode_quantities("srv_ssf", "in steady state"),
+    *prefill_quantities("srv_ssfpf", "in steady state, of the prompts arriving in one window"),
+    *_terms_quantities("srv_ssf", "steady state"),
+    Q("srv_load_prefill_busy_frac", "fraction", "Share of GPU time prefill takes from decode in steady state", _S),
+    Q("srv_load_tpot_ms", "ms", "Time per output token under the load (decode step stretched by prefill)", _S),
+    Q("srv_load_ttft_ms", "ms", "Time to first token under the load (0 = saturated: the queue grows)", _S),
+    Q("srv_load_tokens_per_s", "tokens/s", "Output tokens/s of one serving group under the load", _S),
+    Q("srv_load_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU under the load", _S),
+]
+
+
+def _terms(ctx: Context, p: str, *, lam: float, batch: float, k: float, t_pf: float) -> dict[str, float]:
+    """serving_load._prefill_terms as rows (both prefill modes; the engine's one is selected): ``k``
+    prompts prefilled together in ``t_pf`` (separate mode), ``batch`` requests decoding."""
+    inf, eng = ctx.s.inference, engine_of(ctx)
+    prompt = float(inf.prompt_tokens)
+    t_m = ctx.q["srv_marginal_prefill_s_per_token"]
+    room = max(1.0, eng.prefill_chunk_tokens - batch)
+    steps = math.ceil(prompt / room - 1e-9)
+    sep = eng.prefill_mode == "separate"
+    return {
+        f"{p}_rho_sep": lam * t_pf / k, f"{p}_room": room, f"{p}_steps_mixed": float(steps),
+        f"{p}_rho": lam * t_pf / k if sep else lam * prompt * t_m,
+        f"{p}_fixed": t_pf if sep else steps * min(prompt, room) * t_m,
+        f"{p}_waits": eng.scheduler_steps / 2.0 if sep else 0.5 + steps,
+    }
+
+
+def _window_batch(ctx: Context, lam: float, t_d: float) -> float:
+    return max(1.0, lam * engine_of(ctx).scheduler_steps * t_d)
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    inf, q = ctx.s.inference, ctx.q
+    eng = engine_of(ctx)
+    shape = model_shape(ctx.model)
+    p, O = float(inf.prompt_tokens), float(inf.output_tokens)
+    ctx_tok = float(q["decode_context_tokens"])
+    per = math.ceil(sl.mean_context_tokens(prompt_tokens=p, output_tokens=O) / eng.block_size_tokens - 1e-9) \
+        * eng.block_size_tokens
+    cap = sl.batch_capacity(engine=eng, kv_tokens=q["srv_kv_tokens"], prompt_tokens=p, output_tokens=O)
+    cap_used = max(cap, 1.0)
+    kw = decode_kwargs(ctx)
+    skw = dict(kv_tokens=None, max_num_seqs=cap_used, weight_precision=inf.weight_precision,
+               kv_precision=inf.kv_precision, ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
+               ep_overlap_frac=inf.ep_overlap_frac)
+    off = sl.offline_throughput(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, tp=inf.tp, ep=inf.ep,
+                                **skw)
+    per_step = max(1.0, math.floor(eng.max_num_batched_tokens / p))
+    offpf = prefill_values(ctx, "srv_offpf", per_step, float(max(eng.max_num_batched_tokens, p)))
+    lam = off["request_rate_per_s"] if inf.arrival_rate_rps is None else inf.arrival_rate_rps / inf.replicas
+    out = {
+        "srv_load_request_block_tokens": float(per),
+        "srv_load_batch_cap": cap,
+        "srv_load_batch_cap_used": cap_used,
+        **decode_values("srv_off", decode(ctx, cap_used, ctx_tok)),
+        **offpf,
+        "srv_offpf_chunk": float(max(eng.max_num_batched_tokens, p)),
+        "srv_off_pf_s_per_token": off["prefill_s_per_token"],
+        "srv_off_s_per_request": O / off["throughput_tok_per_s"],
+        "srv_offline_tokens_per_s": off["throughput_tok_per_s"],
+        "srv_offline_rate_rps": off["request_rate_per_s"],
+        "srv_load_rate_rps": lam,
+        "srv_load_decode_steps_per_req": max(O - 1.0, 0.0),
+    }
+    B, sat = 1.0, 0.0
+    for r in range(1, REFINEMENTS + 1):
+        pre = f"srv_ss{r}"
+        b0 = max(B, 1.0)
+        lo, hi = decode(ctx, b0, ctx_tok), decode(ctx, 2 * b0, ctx_tok)
+        s = (hi["step_s"] - lo["step_s"]) / b0
+        a = lo["step_s"] - s * b0
+        pf = prefill_values(ctx, f"{pre}_pf", _window_batch(ctx, lam, lo["step_s"]), float(eng.prefill_chunk_tokens))
+        terms = _terms(ctx, pre, lam=lam, batch=b0, k=pf[f"{pre}_pf_batch"], t_pf=pf[f"{pre}_pf_prefill_s"])
+        rho = terms[f"{pre}_rho"]
+        c = lam * (terms[f"{pre}_waits"] + out["srv_load_decode_steps_per_req"] / (1 - rho)) if rho < 1 else 0.0
+        denom = 1 - c * s
+        stop = float(sat == 1 or rho >= 1 or denom <= 0)
+        B = B if stop else (lam * terms[f"{pre}_fixed"] + c * a) / denom
+        sat = float(stop == 1 or B > cap_used)
+        out.update({f"{pre}_b0": b0, f"{pre}_b2": 2 * b0, **decode_values(f"{pre}_lo", lo),
+                    **decode_values(f"{pre}_hi", hi), f"{pre}_slope": s, f"{pre}_intercept": a, **pf, **terms,
+                    f"{pre}_c": c, f"{pre}_denom": denom, f"{pre}_stop": stop, f"{pre}_batch": B, f"{pre}_sat": sat})
+    st = sl.steady_state(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, arrival_rate_per_s=lam,
+                         tp=inf.tp, ep=inf.ep, **skw)
+    fin = decode(ctx, max(st["batch"], 1.0), ctx_tok)
+    pf = prefill_values(ctx, "srv_ssfpf", _window_batch(ctx, lam, fin["step_s"]), float(eng.prefill_chunk_tokens))
+    terms = _terms(ctx, "srv_ssf", lam=lam, batch=st["batch"], k=pf["srv_ssfpf_batch"], t_pf=pf["srv_ssfpf_prefill_s"])
+    saturated = st["saturated"]
+    out.update({
+        "srv_load_saturated_flag": saturated,
+        "srv_load_batch": st["batch"],
+        "srv_ssf_b": max(st["batch"], 1.0),
+        **decode_values("srv_ssf", fin),
+        **pf,
+        **terms,
+        "srv_load_prefill_busy_frac": st["prefill_busy_frac"],
+        "srv_load_tpot_ms": st["tpot_s"] * MS_PER_S,
+        "srv_load_ttft_ms": 0.0 if saturated else st["ttft_s"] * MS_PER_S,
+        "srv_load_tokens_per_s": st["throughput_tok_per_s"],
+        "srv_load_tokens_per_s_per_gpu": st["per_gpu_tok_per_s"],
+    })
+    return out

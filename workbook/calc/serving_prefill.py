@@ -1,0 +1,126 @@
+"""Inference sheet, engine prefill block: a batch of prompts cut into chunks, with causal attention
+and TP all-reduces, and the time to first token on an idle engine (docs/serving.md "Prefill";
+workbook.reference.prefill_time.prefill_time).
+
+One prefill is laid out as eleven rows (:func:`prefill_quantities`): the chunks of the engine's
+token budget are all full but the last, so the total is (chunks − 1) full chunks + the last one.
+The load block reuses the rows for the prompts prefilled together under load.
+"""
+
+from __future__ import annotations
+
+from workbook.calc.base import Context, Q
+from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_step import hardware
+from workbook.reference import prefill_time as pt
+from workbook.reference.serving_shape import model_shape
+from workbook.units import MS_PER_S
+
+_S = "docs/serving.md"
+PREFILL_ROWS = [
+    ("batch", "sequences", "prompts prefilled together"),
+    ("tokens", "tokens", "prompt tokens of the batch"),
+    ("chunks", "chunks", "chunks of at most the chunk size"),
+    ("last_tokens", "tokens", "tokens of the last chunk"),
+    ("attn_s", "s", "causal attention of all prompts"),
+    ("full_lin_s", "s", "full chunk: larger of the weight read and the linear FLOPs"),
+    ("full_ar_s", "s", "full chunk: TP all-reduces"),
+    ("full_s", "s", "full chunk: time (GPU, or the eager CPU launch when longer)"),
+    ("last_lin_s", "s", "last chunk: larger of the weight read and the linear FLOPs"),
+    ("last_ar_s", "s", "last chunk: TP all-reduces"),
+    ("last_s", "s", "last chunk: time"),
+    ("prefill_s", "s", "prefill time: (chunks − 1) full chunks + the last"),
+]
+
+
+def prefill_quantities(prefix: str, what: str) -> list[Q]:
+    return [Q(f"{prefix}_{suf}", unit, f"Prefill {what}: {label}", _S) for suf, unit, label in PREFILL_ROWS]
+
+
+def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float) -> dict[str, float]:
+    """The eleven rows of prefill_time for ``batch`` prompts of the scenario's prompt length; the
+    reference gives the total, the chunk rows are its per-chunk terms."""
+    inf = ctx.s.inference
+    shape = model_shape(ctx.model)
+    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
+              redundant_experts=inf.redundant_experts)
+    S = float(inf.prompt_tokens)
+    total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, **kw)
+    T, n = total["tokens"], total["chunks"]
+    last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
+    full = _chunk(ctx, shape, kw, tc=chunk_tokens, T=T, n=n, batch=batch, attn_s=total["attention_s"])
+    tail = _chunk(ctx, shape, kw, tc=last, T=T, n=n, batch=batch, attn_s=total["attention_s"])
+    return {
+        f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,
+        f"{prefix}_attn_s": total["attention_s"],
+        f"{prefix}_full_lin_s": full["lin"], f"{prefix}_full_ar_s": full["ar"], f"{prefix}_full_s": full["t"],
+        f"{prefix}_last_lin_s": tail["lin"], f"{prefix}_last_ar_s": tail["ar"], f"{prefix}_last_s": tail["t"],
+        f"{prefix}_prefill_s": total["prefill_s"],
+    }
+
+
+def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float) -> dict:
+    """One chunk's terms as prefill_time computes them (for the chunk rows)."""
+    from workbook.reference import decode_time as dt
+    from workbook.reference.prefill_time import (PREFILL_ELEM_PASSES_D, PREFILL_ELEM_PASSES_FFN, linear_FLOPs_per_token,
+                                                 prefill_weight_read_bytes)
+    from workbook.units import GB, TERA
+
+    inf, hw, eng = ctx.s.inference, kw["hw"], kw["engine"]
+    L, d, tp = shape.layers, shape.d_model, inf.tp
+    kind = dt.layer_kind(shape)
+    bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
+    peak = dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"]
+    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=inf.ep, weight_precision=inf.weight_precision,
+                                  redundant_experts=inf.redundant_experts)
+    head = 2.0 * d * shape.vocab / tp * batch / n
+    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=inf.ep) * tc + head) / peak)
+    n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0
+    ar = L * n_ar * dt.allreduce_time_s(message_bytes=tc * d * 2.0, tp=tp, hw=hw, engine=eng)
+    ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if inf.ep > 1 else tp)
+    elem = tc * (PREFILL_ELEM_PASSES_D * d + PREFILL_ELEM_PASSES_FFN * ffn_local) * 2.0 / bw
+    small = max(L * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6, L * elem)
+    kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
+    gpu = lin + attn_s * tc / T + ar + small + kernels * eng.graph_launch_us * 1e-6
+    cpu = 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6
+    return {"lin": lin, "ar": ar, "t": max(gpu, cpu)}
+
+
+QUANTITIES = [
+    Q("srv_prefill_kernels", "count", "Kernels per prefill chunk (layers x per layer)", _S),
+    Q("srv_prefill_launch_s", "s", "Kernel boundaries of one prefill chunk", _S),
+    Q("srv_prefill_cpu_s", "s", "CPU launch time of one eager prefill chunk (0 with prefill CUDA graphs)", _S),
+    Q("srv_prefill_small_floor_s", "s", "Small kernels of one prefill chunk (latency floor)", _S),
+    Q("srv_head_FLOP_per_prompt", "FLOP", "LM-head FLOPs per prompt on one GPU (last token only)", _S),
+    Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
+    *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
+    Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
+    Q("srv_ttft_idle_ms", "ms", "Time to first token on an idle engine (no queue: the prompt's prefill)", _S),
+]
+
+
+def compute(ctx: Context) -> dict[str, float]:
+    inf = ctx.s.inference
+    shape = model_shape(ctx.model)
+    eng = engine_of(ctx)
+    hw = hardware(ctx)
+    from workbook.reference import decode_time as dt
+
+    kind = dt.layer_kind(shape)
+    n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
+    kernels = shape.layers * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
+    pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens))
+    t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
+    return {
+        "srv_prefill_kernels": float(kernels),
+        "srv_prefill_launch_s": kernels * eng.graph_launch_us * 1e-6,
+        "srv_prefill_cpu_s": 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6,
+        "srv_prefill_small_floor_s": shape.layers * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6,
+        "srv_head_FLOP_per_prompt": 2.0 * shape.d_model * shape.vocab / inf.tp,
+        "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
+            shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
+            weight_precision=inf.weight_precision),
+        **pf1,
+        "srv_prefill_ms": pf1["srv_pf1_prefill_s"] * MS_PER_S,
+        "srv_ttft_idle_ms": t * MS_PER_S,
+    }

@@ -1,0 +1,95 @@
+"""Line items of the Inference sheet's engine load block: offline throughput and the steady state
+under load, one row block per refinement of Little's law (docs/serving.md "Serving under load";
+workbook/calc/serving_load.py)."""
+
+from __future__ import annotations
+
+from workbook.calc.serving_load import REFINEMENTS, RHO_MAX
+from workbook.sheets.serving_prefill import prefill_items
+from workbook.sheets.serving_step import decode_items
+
+CONSTANTS = [
+    ("srv_rho_max", RHO_MAX, "fraction", "Cap on the prefill busy share in the steady state",
+     "workbook/reference/serving_load.py steady_state"),
+]
+
+_P = "{inference.prompt_tokens}"
+_O = "{inference.output_tokens}"
+_LAM = "{srv_load_rate_rps}"
+_SEP = "{srv_prefill_separate_flag}=1"
+_CTX = "decode_context_tokens"
+
+
+def _terms(p: str, batch: str) -> dict[str, str]:
+    """Prefill terms (both modes; the engine's selected) with ``{p}pf`` the window's prefill rows and
+    ``{batch}`` the decoding requests."""
+    pf = f"{p}_pf" if p != "srv_ssf" else "srv_ssfpf"
+    return {
+        f"{p}_rho_sep": f"={_LAM}*{{{pf}_prefill_s}}/{{{pf}_batch}}",
+        f"{p}_room": f"=MAX(1,{{srv_eng_prefill_chunk_tokens}}-{{{batch}}})",
+        f"{p}_steps_mixed": f"=ROUNDUP({_P}/{{{p}_room}}-c_srv_floor_eps,0)",
+        f"{p}_rho": f"=IF({_SEP},{{{p}_rho_sep}},{_LAM}*{_P}*{{srv_marginal_prefill_s_per_token}})",
+        f"{p}_fixed": f"=IF({_SEP},{{{pf}_prefill_s}},{{{p}_steps_mixed}}*MIN({_P},{{{p}_room}})"
+        "*{srv_marginal_prefill_s_per_token})",
+        f"{p}_waits": f"=IF({_SEP},{{srv_eng_scheduler_steps}}/c_two,1/c_two+{{{p}_steps_mixed}})",
+    }
+
+
+def _refinement(r: int) -> dict[str, str]:
+    p = f"srv_ss{r}"
+    prev_b = "1" if r == 1 else f"{{srv_ss{r - 1}_batch}}"
+    prev_sat = "0" if r == 1 else f"{{srv_ss{r - 1}_sat}}"
+    b0 = "1" if r == 1 else f"MAX({prev_b},1)"
+    return {
+        f"{p}_b0": f"={b0}",
+        f"{p}_b2": f"=c_two*{{{p}_b0}}",
+        **decode_items(f"{p}_lo", f"{p}_b0", _CTX),
+        **decode_items(f"{p}_hi", f"{p}_b2", _CTX),
+        f"{p}_slope": f"=({{{p}_hi_step_s}}-{{{p}_lo_step_s}})/{{{p}_b0}}",
+        f"{p}_intercept": f"={{{p}_lo_step_s}}-{{{p}_slope}}*{{{p}_b0}}",
+        **prefill_items(f"{p}_pf", f"=MAX(1,{_LAM}*{{srv_eng_scheduler_steps}}*{{{p}_lo_step_s}})",
+                        "srv_eng_prefill_chunk_tokens"),
+        **_terms(p, f"{p}_b0"),
+        f"{p}_c": f"=IF({{{p}_rho}}<1,{_LAM}*({{{p}_waits}}+{{srv_load_decode_steps_per_req}}/(1-{{{p}_rho}})),0)",
+        f"{p}_denom": f"=1-{{{p}_c}}*{{{p}_slope}}",
+        f"{p}_stop": f"=IF(OR({prev_sat}=1,{{{p}_rho}}>=1,{{{p}_denom}}<=0),1,0)",
+        f"{p}_batch": f"=IF({{{p}_stop}}=1,{prev_b},({_LAM}*{{{p}_fixed}}+{{{p}_c}}*{{{p}_intercept}})"
+        f"/{{{p}_denom}})",
+        f"{p}_sat": f"=IF(OR({{{p}_stop}}=1,{{{p}_batch}}>{{srv_load_batch_cap_used}}),1,0)",
+    }
+
+
+_LAST = f"srv_ss{REFINEMENTS}"
+
+ITEMS = {
+    "srv_load_request_block_tokens": "=ROUNDUP({decode_context_tokens}/{srv_eng_block_size_tokens}-c_srv_floor_eps,0)"
+    "*{srv_eng_block_size_tokens}",
+    "srv_load_batch_cap": "=MIN(INT({srv_kv_tokens}/{srv_load_request_block_tokens}+c_srv_floor_eps),"
+    "{srv_eng_max_num_seqs})",
+    "srv_load_batch_cap_used": "=MAX(1,{srv_load_batch_cap})",
+    **decode_items("srv_off", "srv_load_batch_cap_used", _CTX),
+    "srv_offpf_chunk": f"=MAX({{srv_eng_max_num_batched_tokens}},{_P})",
+    **prefill_items("srv_offpf", f"=MAX(1,INT({{srv_eng_max_num_batched_tokens}}/{_P}))", "srv_offpf_chunk"),
+    "srv_off_pf_s_per_token": f"=IF({_SEP},{{srv_offpf_prefill_s}}/({{srv_offpf_batch}}*{_P}),"
+    "{srv_marginal_prefill_s_per_token})",
+    "srv_off_s_per_request": f"={_P}*{{srv_off_pf_s_per_token}}+{_O}*{{srv_off_step_s}}/{{srv_load_batch_cap_used}}",
+    "srv_offline_tokens_per_s": f"={_O}/{{srv_off_s_per_request}}",
+    "srv_offline_rate_rps": f"={{srv_offline_tokens_per_s}}/{_O}",
+    "srv_load_rate_rps": "=IF(ISBLANK({inference.arrival_rate_rps}),{srv_offline_rate_rps},"
+    "{inference.arrival_rate_rps}/{inference.replicas})",
+    "srv_load_decode_steps_per_req": f"=MAX({_O}-1,0)",
+    **{k: v for r in range(1, REFINEMENTS + 1) for k, v in _refinement(r).items()},
+    "srv_load_saturated_flag": f"={{{_LAST}_sat}}",
+    "srv_load_batch": f"=IF({{srv_load_saturated_flag}}=1,{{srv_load_batch_cap_used}},{{{_LAST}_batch}})",
+    "srv_ssf_b": "=MAX({srv_load_batch},1)",
+    **decode_items("srv_ssf", "srv_ssf_b", _CTX),
+    **prefill_items("srv_ssfpf", f"=MAX(1,{_LAM}*{{srv_eng_scheduler_steps}}*{{srv_ssf_step_s}})",
+                    "srv_eng_prefill_chunk_tokens"),
+    **_terms("srv_ssf", "srv_load_batch"),
+    "srv_load_prefill_busy_frac": "=MIN({srv_ssf_rho},c_srv_rho_max)",
+    "srv_load_tpot_ms": "={srv_ssf_step_s}/(1-{srv_load_prefill_busy_frac})*c_ms_per_s",
+    "srv_load_ttft_ms": "=IF({srv_load_saturated_flag}=1,0,({srv_ssf_waits}*{srv_ssf_step_s}+{srv_ssf_fixed})"
+    "*c_ms_per_s)",
+    "srv_load_tokens_per_s": f"=IF({{srv_load_saturated_flag}}=1,{{srv_offline_tokens_per_s}},{_LAM}*{_O})",
+    "srv_load_tokens_per_s_per_gpu": "={srv_load_tokens_per_s}/({inference.tp}*{inference.ep})",
+}

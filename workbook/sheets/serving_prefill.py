@@ -1,0 +1,55 @@
+"""Line items of the Inference sheet's engine prefill block (docs/serving.md "Prefill";
+workbook/calc/serving_prefill.py). :func:`prefill_items` writes the eleven rows of one prefill of
+``{batch}`` prompts at a chunk size ``{chunk}`` (row names); the load block reuses it."""
+
+from __future__ import annotations
+
+from workbook.sheets.serving_step import distinct_share
+
+_TP = "{inference.tp}"
+_S = "{inference.prompt_tokens}"
+
+
+def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
+    """The lin, ar and time rows of one chunk of ``tc`` tokens (an expression of cell references)."""
+    msg = f"{tc}*{{srv_ar_B_per_token}}"
+    nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
+    return {
+        f"{p}_{part}_lin_s": f"=MAX(({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{st_hbm_Bps}},({{srv_prefill_FLOP_per_token}}*{tc}"
+        f"+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}})/{{srv_linear_FLOPS}})",
+        f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
+        f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
+        f"{p}_{part}_s": f"=MAX({{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
+        f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}},"
+        "{srv_prefill_cpu_s})",
+    }
+
+
+def prefill_items(prefix: str, batch: str, chunk: str) -> dict[str, str]:
+    """Formulas of one prefill of ``batch`` prompts (a formula) at chunk size ``{chunk}`` (a row name)."""
+    p, c = prefix, "{" + chunk + "}"
+    return {
+        f"{p}_batch": batch,
+        f"{p}_tokens": f"={{{p}_batch}}*{_S}",
+        f"{p}_chunks": f"=MAX(1,ROUNDUP({{{p}_tokens}}/{c}-c_srv_floor_eps,0))",
+        f"{p}_last_tokens": f"=MIN({c},{{{p}_tokens}}-({{{p}_chunks}}-1)*{c})",
+        f"{p}_attn_s": f"={{{p}_batch}}*{{srv_attn_FLOP_per_ctx_token}}*{_S}*{_S}/c_two/{{srv_attn_FLOPS}}",
+        **_chunk_items(p, "full", c),
+        **_chunk_items(p, "last", f"{{{p}_last_tokens}}"),
+        f"{p}_prefill_s": f"=({{{p}_chunks}}-1)*{{{p}_full_s}}+{{{p}_last_s}}",
+    }
+
+
+ITEMS = {
+    "srv_prefill_kernels": "={srv_kernels_per_step}-c_srv_sampler_kernels",
+    "srv_prefill_launch_s": "={srv_prefill_kernels}*{srv_eng_graph_launch_us}/c_us_per_s",
+    "srv_prefill_cpu_s": "=(1-{srv_eng_prefill_cuda_graphs})*{srv_prefill_kernels}*{srv_eng_eager_launch_us}/c_us_per_s",
+    "srv_prefill_small_floor_s": "={srv_small_kernels_s}",
+    "srv_head_FLOP_per_prompt": f"=c_two*{{model_d_model}}*{{model_vocab}}/{_TP}",
+    "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
+    f"+{{srv_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
+    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}",
+    **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
+    "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
+    "srv_ttft_idle_ms": "={srv_prefill_ms}",
+}
