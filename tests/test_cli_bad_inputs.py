@@ -78,3 +78,23 @@ def test_missing_file(tmp_path: Path, capsys) -> None:
     (tmp_path / "out").mkdir()
     line = _build_fails_cleanly(["build", "--scenarios", str(gone)], tmp_path / "out" / "wb.xlsx", capsys, gone)
     assert "No such file" in line or "no such file" in line
+
+
+@pytest.mark.parametrize("text", ["=1+2", "+SUM(A1:A9)", "-2+3", "@HYPERLINK(\"x\")"])
+def test_formula_like_strings_land_as_text(text: str, tmp_path: Path) -> None:
+    """A scenario name or description starting with =, +, - or @ is written as text, never as a formula."""
+    import openpyxl
+
+    import yaml
+
+    data = yaml.safe_load((ROOT / "catalog" / "scenarios" / "17.9.1-llama-7b-h800.yaml").read_text())
+    data.update(name=text, description=f"{text} injected")
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "out" / "wb.xlsx"
+    assert main(["build", "--scenarios", str(path), "-o", str(out)]) == 0
+    wb = openpyxl.load_workbook(out)
+    cells = [c for ws in wb.worksheets for row in ws.iter_rows() for c in row
+             if isinstance(c.value, str) and c.value.startswith(text)]
+    assert cells, "the name was not written"
+    assert all(c.data_type == "s" for c in cells), [(c.parent.title, c.coordinate, c.data_type) for c in cells]

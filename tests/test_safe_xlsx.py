@@ -114,8 +114,8 @@ def test_verify_cli_refuses(name: str, hostile, capsys) -> None:
 
 
 @pytest.mark.parametrize("command", ["audit", "import", "keep-edits"])
-@pytest.mark.parametrize("name", ["zip bomb", "billion laughs", "external entity", "truncated", "encrypted",
-                                  "million rows"])
+@pytest.mark.parametrize("name", ["zip bomb", "billion laughs", "external entity", "not a zip", "truncated",
+                                  "encrypted", "million rows"])
 def test_other_readers_refuse(command: str, name: str, hostile, tmp_path: Path, capsys) -> None:
     path, words = hostile[name]
     argv = {"audit": ["audit", str(path)], "import": ["import", str(path)],
