@@ -16,7 +16,8 @@ from workbook.scenario.sample import random_scenarios
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
 #: quantities that are differences and may legitimately be negative
-SIGNED = ("headroom", "vs_published", "shortfall", "kv_free")
+SIGNED = ("headroom", "vs_published", "shortfall", "kv_free",
+          "dcost", "seq_switch", "power_switch")  # Sensitivity: changes, and switching values below 0 = none
 CATALOG = load_catalog()
 
 

@@ -97,7 +97,7 @@ def test_provenance_on_cover_and_in_document_properties(wb):
 def test_sheet_titles_and_order(wb):
     assert wb.sheetnames == ["Cover", "Summary", "Hardware", "Efficiency", "Models", "Defaults", "Constants", "Plan",
                              "Training Memory", "Activations", "ZeRO", "KV Cache", "Step Time", "Comm", "Storage",
-                             "Inference", "Cost",
+                             "Inference", "Cost", "Sensitivity",
                              "Checks", "Manifest"]  # Changelog only after a catalogue change (test_changelog)
     assert all(len(t) <= 31 for t in wb.sheetnames)
 

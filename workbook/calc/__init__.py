@@ -37,6 +37,7 @@ SHEETS: dict[str, str] = {
     "storage": "Storage",
     "inference": "Inference",
     "cost": "Cost",
+    "sensitivity": "Sensitivity",
     "checks": "Checks",
     "input_checks": "Checks",
     "status": "Checks",

@@ -32,6 +32,7 @@ SHEET_ORDER = [
     "Storage",
     "Inference",
     "Cost",
+    "Sensitivity",
     "Checks",
     "Changelog",
     "Manifest",
