@@ -10,6 +10,7 @@ from typing import Any
 from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFFICIENCY_SHEET, EFFICIENCY_TITLE,
                                             GPU_SHEET, MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
+from workbook.writer.tornado import add_tornado
 from workbook.writer.cover import write_cover
 from workbook.writer.layout import CALC_SHEETS, MANIFEST_SHEET, value_col
 from workbook.writer.manifest import HEADERS, write_manifest
@@ -123,6 +124,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         write_status(w, results)
         _check_formats(w, len(names))
         add_charts(w, names)
+        add_tornado(w, names[0])
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
