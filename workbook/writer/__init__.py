@@ -84,7 +84,7 @@ def _collect_constants():
 
 
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
-          previous: tuple[str, dict] | None = None, kept: list | None = None) -> Book:
+          previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None) -> Book:
     """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written.
 
     *previous*: (what it is, Manifest record) of the previous build: a Changelog sheet lists the catalogue changes
@@ -107,7 +107,10 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
     tmp, commit, abort = atomic_output(output)
     book = Book(path=output, scenario_names=names)
     try:
-        w = Writer(tmp, book, optional=(changelog.CHANGELOG_SHEET,) if log else ())
+        from workbook.writer.planbook import PLAN_SHEETS, write_plan_sheets
+
+        optional = ((changelog.CHANGELOG_SHEET,) if log else ()) + (PLAN_SHEETS if plan is not None else ())
+        w = Writer(tmp, book, optional=optional)
         _write_data_sheets(w, catalog, models)
         w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
                 "hardware, model and training plan. The answers: Summary sheet.")
@@ -115,7 +118,8 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
             w.calc_header(sheet, names)
         w.ws["Plan"].write_url(2, 0, "internal:Summary!A1", w.fmt("link"), string="The answers: Summary sheet")
         w.book.cells.add("Plan", 2, 0, "label")
-        write_inputs(w, [input_values(p.raw, p.model.id) for p in planned])
+        inputs = [input_values(p.raw, p.model.id) for p in planned]
+        write_inputs(w, inputs)
         results = [p.results for p in planned]
         for module, mod in modules():
             write_module(w, module, mod.QUANTITIES, results)
@@ -133,6 +137,9 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
         write_cover(w, provenance, names, statuses, results)
+        if plan is not None:
+            plan.inputs = inputs
+            write_plan_sheets(w, names, results, plan, catalog, planned)
         if log:
             last = changelog.write_changelog(w, log, previous[0] if previous else "none")
             w.finish_sheet(changelog.CHANGELOG_SHEET, len(changelog.HEADERS) - 1, last)
