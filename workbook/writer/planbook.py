@@ -40,7 +40,7 @@ def _ref(w: Writer, name: str, i: int = 0) -> str:
 def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[dict], i: int = 0,
           unit: str = "", cached: Any = None) -> None:
     value = results[i].get(name) if cached is None else cached
-    fmt = styles.number_format(unit, [value]) if isinstance(value, float) else None
+    fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
     w.formula(sheet, row, col, "=" + _ref(w, name, i), value if value is not None else "", "link", key=name,
               num_format=fmt)
 
@@ -113,7 +113,6 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
         for i in range(len(names)):
             _link(w, sheet, row, 1 + i, name, results, i, unit, cached=_cached(name, results, plan, i))
     w.finish_sheet(sheet, max(3, len(names)), row)
-    w.ws[sheet].fit_to_pages(1, 1)  # one printed page
 
 
 def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:
