@@ -82,3 +82,13 @@ def test_contingency_is_separate():
     assert q["sens_contingency_usd"] == pytest.approx(0.1 * q["train_cost_usd"], rel=1e-12)
     assert q["sens_cost_with_contingency_usd"] == pytest.approx(1.1 * q["train_cost_usd"], rel=1e-12)
     assert q["train_cost_usd"] == compute(BOOK, CATALOG)["train_cost_usd"]
+
+
+def test_owned_by_year_matches_the_cost_sheet_over_a_year():
+    q = compute(BOOK, CATALOG)
+    # power per year = the run's power scaled to 365 days; depreciation per year x years = capex
+    assert q["own_power_per_year_usd"] == pytest.approx(q["self_build_power_usd"] * 365 / q["train_days_actual"],
+                                                        rel=1e-12)
+    assert q["own_depreciation_per_year_usd"] * q["cost_depreciation_years"] == pytest.approx(q["train_capex_usd"])
+    assert q["own_tco_usd"] == pytest.approx(q["train_capex_usd"] + q["own_power_per_year_usd"]
+                                             * q["cost_depreciation_years"], rel=1e-12)

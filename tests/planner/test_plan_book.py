@@ -41,6 +41,14 @@ def test_writes_xlsx_pdf_and_markdown(planned):
     assert f"{rec['num_gpus']} x H800" in md and f"${rec['train_cost_usd']:,.0f}" in md
 
 
+def test_cover_carries_the_request_fields(planned):
+    ws = openpyxl.load_workbook(planned[0])["Cover"]
+    rows = {r[0].value: r[1].value for r in ws.iter_rows(min_col=1, max_col=2)}
+    assert rows["Request id"] == "17.9.4-70b-h800" and rows["Cost centre"] == "ML-RESEARCH"
+    assert rows["Prepared by"] == "Planning team" and rows["Reviewed by"] == "-"
+    assert rows["Request date"] == "2026-11-30" and rows["Status"] == "Draft"
+
+
 def test_pdf_prints_the_plans_numbers_and_no_error_values(planned):
     xlsx, data = planned
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True,

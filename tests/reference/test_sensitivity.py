@@ -26,3 +26,12 @@ def test_moves():
     assert sv.scaled(10.0, -0.2) == pytest.approx(8.0)
     assert sv.inverse_scaled(10.0, 0.25) == pytest.approx(8.0)
     assert sv.seq_scaled(10.0, 0.5, 0.1) == pytest.approx(10.5)
+
+
+def test_owned_hardware_by_year():
+    from workbook.reference import ownership as own
+
+    power = own.power_per_year_usd(num_gpus=8, power_usd_per_gpu_hour=0.1)
+    assert power == pytest.approx(8 * 0.1 * 8760)
+    assert own.depreciation_per_year_usd(capex_usd=3e5, years=3) == pytest.approx(1e5)
+    assert own.tco_usd(capex_usd=3e5, power_per_year_usd=power, years=3) == pytest.approx(3e5 + 3 * power)

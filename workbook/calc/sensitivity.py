@@ -1,6 +1,7 @@
 """Sensitivity sheet: one-way sensitivity of the training cost and days to GPU price, throughput per GPU
 (MFU), tokens, sequence length and power price at -/+ the sensitivity step; the switching values at
-which the plan exactly meets its budget or its deadline; the contingency (issue 9, spec 17.5.3, 17.5.9, 17.9.4).
+which the plan exactly meets its budget or its deadline; the contingency; owned hardware by year (yearly power,
+depreciation, multi-year TCO: the buy side of the plan's ask) (issue 9, spec 17.5.3, 17.5.9, 17.9.3, 17.9.4).
 
 Reads the Cost sheet's cost and days and the Models sheet's attention share from ctx.q. A switching value
 of 0 means none: no budget set, or the driver does not move that measure (docs/planner.md).
@@ -9,6 +10,7 @@ of 0 means none: no budget set, or the driver does not move that measure (docs/p
 from __future__ import annotations
 
 from workbook.calc.base import Context, Q
+from workbook.reference import ownership as own
 from workbook.reference import sensitivity as sv
 
 _S = "issue 9"
@@ -54,6 +56,9 @@ QUANTITIES = [
     Q("sens_contingency_frac", "fraction", "Contingency in use", _S),
     Q("sens_contingency_usd", "USD", "Contingency on the training cost (apart from it)", _S),
     Q("sens_cost_with_contingency_usd", "USD", "Training cost plus contingency", _S),
+    Q("own_power_per_year_usd", "USD/year", "Owned: power with PUE per year, GPUs procured at TDP 24/7 (opex)", "17.9.3"),
+    Q("own_depreciation_per_year_usd", "USD/year", "Owned: straight-line depreciation per year (capex / years)", "17.9.3"),
+    Q("own_tco_usd", "USD", "Owned: TCO over the depreciation period (capex + power x years)", "17.9.3"),
 ]
 
 
@@ -112,4 +117,13 @@ def compute(ctx: Context) -> dict[str, float]:
         "sens_contingency_frac": float(c.contingency_frac),
         "sens_contingency_usd": cost * float(c.contingency_frac),
         "sens_cost_with_contingency_usd": cost * (1 + float(c.contingency_frac)),
+        **_owned(q),
     }
+
+
+def _owned(q: dict[str, float]) -> dict[str, float]:
+    years, capex = q["cost_depreciation_years"], q["train_capex_usd"]
+    power = own.power_per_year_usd(num_gpus=q["train_gpus_billed"], power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"])
+    return {"own_power_per_year_usd": power,
+            "own_depreciation_per_year_usd": own.depreciation_per_year_usd(capex_usd=capex, years=years),
+            "own_tco_usd": own.tco_usd(capex_usd=capex, power_per_year_usd=power, years=years)}

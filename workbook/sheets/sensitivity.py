@@ -50,6 +50,10 @@ def _items() -> dict[str, str]:
         "sens_contingency_frac": "={cost.contingency_frac}",
         "sens_contingency_usd": f"={_C}*{{sens_contingency_frac}}",
         "sens_cost_with_contingency_usd": f"={_C}+{{sens_contingency_usd}}",
+        # 17.9.3 / T8 owned hardware by year: N x power per GPU-hour x 8760 h; capex / years; capex + power x years
+        "own_power_per_year_usd": "={train_gpus_billed}*{power_usd_per_gpu_hour}*c_hours_per_year",
+        "own_depreciation_per_year_usd": "={train_capex_usd}/{cost_depreciation_years}",
+        "own_tco_usd": "={train_capex_usd}+{own_power_per_year_usd}*{cost_depreciation_years}",
     })
     return items
 

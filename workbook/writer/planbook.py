@@ -60,11 +60,13 @@ _REC = [
         ("Budget", "sens_budget_usd", "USD"),
         ("Budget headroom (against the larger of run and target window)", "budget_headroom_usd", "USD"),
         ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h")]),
-    ("The ask: buy (capex once, opex over the run)", [
+    ("The ask: buy (capex in year 1, opex every year)", [
         ("Hardware capex (one-off, year 1)", "train_capex_usd", "USD"),
-        ("Power with PUE over the run (opex)", "self_build_power_usd", "USD"),
-        ("Depreciation over the run", "self_build_depreciation_usd", "USD"),
-        ("Owned TCO per GPU-hour over the depreciation period", "tco_usd_per_gpu_hour", "USD/GPU-h"),
+        ("Power with PUE per year, 24/7 (opex, each year)", "own_power_per_year_usd", "USD/year"),
+        ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
+        ("Years (depreciation period)", "cost_depreciation_years", "years"),
+        ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
+        ("Owned cost of this run (power + depreciation over its days)", "self_build_total_usd", "USD"),
         ("Months of 24/7 use to break even on buying (0 = never)", "break_even_months_24x7", "months")]),
     ("What it buys", [
         ("GPUs procured (billed)", "train_gpus_billed", "GPUs"),
@@ -101,18 +103,24 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
             _link(w, sheet, row, 1, name, results, unit=unit, cached=_cached(name, results, plan))
             w.text(sheet, row, 2, unit, "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
-    row += 2
-    w.text(sheet, row, 0, "Why this option: the alternatives side by side (ranked by cost, then time)", "block", "label")
-    row += 1
+    last = row
+    # beside the plan: the alternatives (every scenario column), so the page holds both
+    row, col0 = HEAD, 5  # the names share the table's header row
+    w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
     for i, n in enumerate(names):
-        w.formula(sheet, row, 1 + i, f"=Plan!{xl_rowcol_to_cell(HEADER_ROW, value_col(i))}", n, "link", key="name",
-                  style="header")
+        w.formula(sheet, row, col0 + 1 + i, f"=Plan!{xl_rowcol_to_cell(HEADER_ROW, value_col(i))}", n, "link",
+                  key="name", style="header")
+    row += 1
     for label, name, unit in _WHY:
         row += 1
-        w.text(sheet, row, 0, label, "label", "label")
+        w.text(sheet, row, col0, f"{label} ({unit})" if unit not in ("id", "count") else label, "label", "label")
         for i in range(len(names)):
-            _link(w, sheet, row, 1 + i, name, results, i, unit, cached=_cached(name, results, plan, i))
-    w.finish_sheet(sheet, max(3, len(names)), row)
+            _link(w, sheet, row, col0 + 1 + i, name, results, i, unit, cached=_cached(name, results, plan, i))
+    w.ws[sheet].set_column(4, 4, 3)
+    w.ws[sheet].set_column(col0, col0, 26)
+    w.ws[sheet].set_column(col0 + 1, col0 + len(names), 20)
+    row = max(row, last)
+    w.finish_sheet(sheet, 5 + len(names), row)
 
 
 def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:
@@ -179,6 +187,9 @@ _BREAKDOWN = [
                                       ("PUE in use", "cost_pue", "x"),
                                       ("Electricity price in use", "cost_electricity_usd_per_kWh", "USD/kWh")]),
     ("Multi-year TCO (buy)", [("Depreciation period", "cost_depreciation_years", "years"),
+                              ("Power with PUE per year, 24/7", "own_power_per_year_usd", "USD/year"),
+                              ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
+                              ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
                               ("Owned TCO per GPU-hour (capex + power over the period)", "tco_usd_per_gpu_hour",
                                "USD/GPU-h"),
                               ("Break-even GPU-hours per GPU (0 = never)", "break_even_gpu_hours", "GPU-h"),
