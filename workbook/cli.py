@@ -161,7 +161,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
-    refuse_overwrite(path, args.force)
+    for out in (path, path.with_suffix(".pdf"), path.with_suffix(".md")):
+        refuse_overwrite(out, args.force)
     outcome = plan_request(req, catalog)
     if outcome.scenarios:
         write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
