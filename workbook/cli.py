@@ -161,11 +161,17 @@ def cmd_plan(args: argparse.Namespace) -> int:
     catalog = load_catalog(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
-    refuse_overwrite(path, args.force)
+    for out in (path, path.with_suffix(".pdf"), path.with_suffix(".md")):
+        refuse_overwrite(out, args.force)
     outcome = plan_request(req, catalog)
     if outcome.scenarios:
         write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
         outcome.data["workbook"] = str(path)
+        from workbook.planner.outputs import write_markdown, write_pdf
+
+        outcome.data["pdf"] = str(write_pdf(path))
+        outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
+                                                      str(req.date) if req.date else None))
     else:
         outcome.data["workbook"] = None
     if args.json:
@@ -174,7 +180,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         print_report(outcome.data, sys.stdout)
         n = len(outcome.scenarios)
-        print(f"wrote {path}: {n} scenario column{'s' if n != 1 else ''}" if n else
+        print(f"wrote {path} ({n} scenario column{'s' if n != 1 else ''}), {outcome.data['pdf']}, "
+              f"{outcome.data['markdown']}" if n else
               f"no plan workbook: {outcome.data['no_workbook']}")
     return 0
 

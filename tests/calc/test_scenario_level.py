@@ -16,8 +16,10 @@ from workbook.scenario.sample import random_scenarios
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
 #: quantities that are differences and may legitimately be negative (serving: the load block's 1 − c·slope
-#: and linear-fit intercept, the KV budget of each engine rule before the floor at 0, model vs measured)
-SIGNED = ("headroom", "vs_published", "shortfall", "kv_free", "denom", "intercept", "_rule_GiB", "vs_measured")
+#: and linear-fit intercept, the KV budget of each engine rule before the floor at 0, model vs measured;
+#: Sensitivity: changes, and switching values below 0 = none)
+SIGNED = ("headroom", "vs_published", "shortfall", "kv_free", "denom", "intercept", "_rule_GiB", "vs_measured",
+          "dcost", "seq_switch", "power_switch")
 CATALOG = load_catalog()
 
 

@@ -43,6 +43,7 @@ SHEETS: dict[str, str] = {
     "serving_load": "Inference",
     "serving_use": "Inference",
     "cost": "Cost",
+    "sensitivity": "Sensitivity",
     "checks": "Checks",
     "input_checks": "Checks",
     "status": "Checks",

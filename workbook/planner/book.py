@@ -35,6 +35,9 @@ def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable) 
     s = t.get("search", {})
     rows = [("Plan request", Path(req._source_file or "").name), ("Request id", req.request_id),
             ("Request title", req.title), ("Requester", req.requester), ("Cost centre", req.cost_centre),
+            ("Prepared by", req.prepared_by or "-"), ("Reviewed by", req.reviewed_by or "-"),
+            ("Approved by", req.approved_by or "-"), ("Request date", str(req.date) if req.date else "-"),
+            ("Status", req.status),
             ("Catalogue folder", portable(catalog_dir)),
             ("Catalogue hash (sha256, 16 hex)", files_hash(sorted(Path(catalog_dir).glob("*.yaml")))),
             ("Request hash (sha256, 16 hex)", files_hash([Path(req._source_file)]) if req._source_file else "-"),
@@ -54,5 +57,26 @@ def write_plan_book(outcome: Outcome, req: PlanRequest, catalog, catalog_dir: Pa
                          "(only a parameter count); name a catalogue model or an inline architecture",
                          file=req._source_file, field="model")
     path.parent.mkdir(parents=True, exist_ok=True)
-    build(path, outcome.scenarios, catalog, provenance(req, outcome, catalog_dir, portable))
+    build(path, outcome.scenarios, catalog, provenance(req, outcome, catalog_dir, portable),
+          plan=plan_sheets(req, outcome))
     return len(outcome.scenarios)
+
+
+def set_inputs(sc) -> set[str]:
+    """Dotted Plan input keys the scenario sets itself (the request, through the planner)."""
+    from workbook.writer.inputs import SECTIONS
+
+    keys = {"purpose"} if "purpose" in sc.model_fields_set else set()
+    for section, _ in SECTIONS:
+        sub = getattr(sc, section)
+        keys |= {f"{section}.{f}" for f in sub.model_fields_set if getattr(sub, f) is not None}
+    return keys
+
+
+def plan_sheets(req: PlanRequest, outcome: Outcome):
+    """The plan sheets' inputs (workbook.writer.planbook.PlanBook)."""
+    from workbook.writer.planbook import PlanBook
+
+    data = dict(outcome.data)
+    data["request"] = {**data.get("request", {}), "date": str(req.date) if req.date else None}
+    return PlanBook(req.request_id, data, [set_inputs(sc) for sc in outcome.scenarios])

@@ -8,6 +8,8 @@ file, line and field and the allowed range (:func:`workbook.catalog.yamlio.to_in
 
 from __future__ import annotations
 
+import datetime as dt
+
 from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 
@@ -138,6 +140,12 @@ class PlanRequest(_Strict):
     requester: str = Field(..., min_length=1, max_length=120)
     cost_centre: str = Field(..., min_length=1, max_length=64)
     description: str = Field("", max_length=4000)
+    prepared_by: str = Field("", max_length=120, description="who prepared the plan (Cover; blank = to fill in)")
+    reviewed_by: str = Field("", max_length=120, description="who reviewed it (Cover)")
+    approved_by: str = Field("", max_length=120, description="who approved it (Cover)")
+    date: Optional[dt.date] = Field(None, description="date of the request (Cover, PDF footer); not today's: "
+                                                     "the output stays deterministic")
+    status: Literal["Draft", "For approval"] = Field("Draft", description="status printed on the Cover")
     model: ModelSpec = Field(..., description="catalogue id, {arch: ...} or {params_total: ...}")
     tokens: Optional[float] = Field(None, ge=1e6, le=1e16, description="training tokens D")
     target_days: Optional[float] = Field(None, ge=0.1, le=3650, description="target training days")

@@ -320,6 +320,12 @@ class CostInputs(_Strict):
                                                   note="blank = default")
     utilisation_frac: float = In(1.0, title="Serving utilisation", unit="fraction", example=0.6, ge=0.01, le=1,
                                  desc="Average serving utilisation", note="share of peak throughput used (spec F11)")
+    sensitivity_frac: float = In(0.2, title="Sensitivity step", unit="fraction", example=0.2, ge=0.01, le=0.9,
+                                 desc="One-way sensitivity step: each driver moved down and up by this share",
+                                 note="Sensitivity sheet: -20 % / +20 % by default")
+    contingency_frac: float = In(0.0, title="Contingency", unit="fraction", example=0.1, ge=0, le=1,
+                                 desc="Contingency on the training cost, shown apart from it",
+                                 note="0 = none; Sensitivity sheet")
 
 
 class Scenario(_Strict):

@@ -11,6 +11,7 @@ from workbook.writer.catalog_sheets import (CONSTANTS_SHEET, DEFAULTS_SHEET, EFF
                                             ENGINE_DEVICES_TITLE, ENGINE_PROFILES_TITLE, ENGINES_SHEET, GPU_SHEET,
                                             MODEL_SHEET, write_constants, write_defaults, write_table)
 from workbook.writer.charts import add_charts
+from workbook.writer.tornado import add_tornado
 from workbook.writer.cover import write_cover
 from workbook.writer.layout import CALC_SHEETS, MANIFEST_SHEET, value_col
 from workbook.writer.manifest import HEADERS, write_manifest
@@ -84,7 +85,7 @@ def _collect_constants():
 
 
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
-          previous: tuple[str, dict] | None = None, kept: list | None = None) -> Book:
+          previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None) -> Book:
     """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written.
 
     *previous*: (what it is, Manifest record) of the previous build: a Changelog sheet lists the catalogue changes
@@ -107,7 +108,10 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
     tmp, commit, abort = atomic_output(output)
     book = Book(path=output, scenario_names=names)
     try:
-        w = Writer(tmp, book, optional=(changelog.CHANGELOG_SHEET,) if log else ())
+        from workbook.writer.planbook import PLAN_SHEETS, write_plan_sheets
+
+        optional = ((changelog.CHANGELOG_SHEET,) if log else ()) + (PLAN_SHEETS if plan is not None else ())
+        w = Writer(tmp, book, optional=optional)
         _write_data_sheets(w, catalog, models)
         w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
                 "hardware, model and training plan. The answers: Summary sheet.")
@@ -115,7 +119,8 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
             w.calc_header(sheet, names)
         w.ws["Plan"].write_url(2, 0, "internal:Summary!A1", w.fmt("link"), string="The answers: Summary sheet")
         w.book.cells.add("Plan", 2, 0, "label")
-        write_inputs(w, [input_values(p.raw, p.model.id) for p in planned])
+        inputs = [input_values(p.raw, p.model.id) for p in planned]
+        write_inputs(w, inputs)
         results = [p.results for p in planned]
         for module, mod in modules():
             write_module(w, module, mod.QUANTITIES, results)
@@ -124,6 +129,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         write_status(w, results)
         _check_formats(w, len(names))
         add_charts(w, names)
+        add_tornado(w, names[0])
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
@@ -132,6 +138,9 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
         write_cover(w, provenance, names, statuses, results)
+        if plan is not None:
+            plan.inputs = inputs
+            write_plan_sheets(w, names, results, plan, catalog, planned)
         if log:
             last = changelog.write_changelog(w, log, previous[0] if previous else "none")
             w.finish_sheet(changelog.CHANGELOG_SHEET, len(changelog.HEADERS) - 1, last)

@@ -17,6 +17,10 @@ from workbook.calc import SHEETS
 SHEET_ORDER = [
     "Cover",
     "Summary",
+    "Recommendation",
+    "Assumptions",
+    "Cost Breakdown",
+    "Rejected",
     "Hardware",
     "Efficiency",
     "Engines",
@@ -33,14 +37,18 @@ SHEET_ORDER = [
     "Storage",
     "Inference",
     "Cost",
+    "Sensitivity",
     "Checks",
     "Changelog",
     "Manifest",
 ]
 #: sheets written only when they have something to say (workbook/writer/changelog.py)
 OPTIONAL_SHEETS = ("Changelog",)
+#: the plan workbook's sheets (workbook/writer/planbook.py): written when the build gets a plan
+OPTIONAL_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected")
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
+OUTPUT_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected")
 #: the catalogue and the constants: input and constant cells only
 DATA_SHEETS = ("Hardware", "Efficiency", "Engines", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order

@@ -76,6 +76,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "USD/server": _WHOLE_DOLLARS,
     "USD/switch": _WHOLE_DOLLARS,
     "USD/day": _WHOLE_DOLLARS,
+    "USD/year": _WHOLE_DOLLARS,
     "USD/GPU-h": _MONEY_RATE,
     "USD/h": _MONEY_RATE,
     "USD/1M tokens": _MONEY_RATE,

@@ -1,0 +1,37 @@
+"""The plan's PDF (Cover, Recommendation, Assumptions, Cost breakdown, Sensitivity through LibreOffice
+headless: workbook.export.pdf) and its Markdown summary (templates/plan.md.j2, Jinja2), beside the workbook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbook import __version__
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+
+
+def write_pdf(xlsx: Path) -> Path:
+    from workbook.export.pdf import export_pdf
+    from workbook.writer.planbook import PDF_SHEETS
+
+    return export_pdf(xlsx, xlsx.with_suffix(".pdf"), list(PDF_SHEETS))
+
+
+def markdown(data: dict, status: str, date: str | None) -> str:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
+                             keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
+    t = data.get("training", {})
+    rec = t.get("recommended")
+    compared = [p for p in [rec, *(t.get("alternatives") or {}).values(), t.get("runner_up")] if p]
+    infeasible = t.get("infeasible") or t.get("status", "")
+    return env.get_template("plan.md.j2").render(
+        r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
+        infeasible=infeasible, status=status, version=__version__)
+
+
+def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:
+    out = xlsx.with_suffix(".md")
+    out.write_text(markdown(data, status, date))
+    return out

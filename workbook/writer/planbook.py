@@ -1,0 +1,262 @@
+"""The plan workbook's own sheets (issue 9): Recommendation, Assumptions, Cost Breakdown and Rejected,
+written only when ``build`` gets a plan (layout.OPTIONAL_SHEETS). Every number is a live link to the
+recommended scenario column (the first) or to another column; nothing is typed (rule no_typed_catalogue_copies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.writer import styles
+from workbook.writer.inputs import input_rows
+from workbook.writer.layout import HEADER_ROW, quote_sheet, value_col
+from workbook.writer.xlsx import Writer
+
+RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED = "Recommendation", "Assumptions", "Cost Breakdown", "Rejected"
+PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED)
+#: the PDF's sheets, in order
+PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, "Sensitivity")
+HEAD = 3  # 0-based header row of each plan sheet
+
+
+@dataclass
+class PlanBook:
+    """What the plan sheets need besides the scenario columns: the request and the planner's outcome."""
+
+    request_id: str
+    data: dict[str, Any]  # Outcome.data
+    set_by_request: list[set[str]] = field(default_factory=list)  # per column: dotted input keys set
+    inputs: list[dict[str, Any]] = field(default_factory=list)  # per column: the Plan inputs as written
+
+
+def _ref(w: Writer, name: str, i: int = 0) -> str:
+    sheet, row = w.book.layout.rows[name]
+    return f"{quote_sheet(sheet)}!{xl_rowcol_to_cell(row, value_col(i))}"
+
+
+def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[dict], i: int = 0,
+          unit: str = "", cached: Any = None) -> None:
+    value = results[i].get(name) if cached is None else cached
+    fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
+    w.formula(sheet, row, col, "=" + _ref(w, name, i), value if value is not None else "", "link", key=name,
+              num_format=fmt)
+
+
+def _header(w: Writer, sheet: str, heads: tuple[str, ...], widths: tuple[int, ...]) -> None:
+    for col, (h, wd) in enumerate(zip(heads, widths)):
+        w.text(sheet, HEAD, col, h, "header", "header")
+        w.ws[sheet].set_column(col, col, wd)
+    w.set_table_header(sheet, HEAD, 1)
+
+
+_REC = [
+    ("The ask: rent (opex over the run)", [
+        ("Training cost, rented GPUs (opex, the run)", "train_cost_usd", "USD"),
+        ("Contingency (apart from the cost)", "sens_contingency_usd", "USD"),
+        ("Rent with contingency", "sens_cost_with_contingency_usd", "USD"),
+        ("Budget", "sens_budget_usd", "USD"),
+        ("Budget headroom (against the larger of run and target window)", "budget_headroom_usd", "USD"),
+        ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h")]),
+    ("The ask: buy (capex in year 1, opex every year)", [
+        ("Hardware capex (one-off, year 1)", "train_capex_usd", "USD"),
+        ("Power with PUE per year, 24/7 (opex, each year)", "own_power_per_year_usd", "USD/year"),
+        ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
+        ("Years (depreciation period)", "cost_depreciation_years", "years"),
+        ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
+        ("Owned cost of this run (power + depreciation over its days)", "self_build_total_usd", "USD"),
+        ("Months of 24/7 use to break even on buying (0 = never)", "break_even_months_24x7", "months")]),
+    ("What it buys", [
+        ("GPUs procured (billed)", "train_gpus_billed", "GPUs"),
+        ("GPUs in the job", "training.num_gpus", "GPUs"),
+        ("Nodes", "plan_nodes", "nodes"),
+        ("Network: NICs per node", "net_nics_per_node", "count"),
+        ("Network: NIC line rate", "net_nic_Gbps", "Gbit/s"),
+        ("Storage: dataset, checkpoints and logs", "storage_total_TB", "TB")]),
+    ("What it delivers", [
+        ("Training days (time model in use)", "train_days", "days"),
+        ("Target days", "training.target_days", "days"),
+        ("Tokens per day", "train_tokens_per_day", "tokens"),
+        ("MFU in use", "train_mfu", "fraction"),
+        ("Memory per GPU", "zero_total_per_gpu_GB", "GB"),
+        ("Memory headroom per GPU", "zero_hbm_headroom_GB", "GB")]),
+]
+_WHY = [("GPU", "gpu", "id"), ("GPUs procured", "train_gpus_billed", "GPUs"), ("Training days", "train_days", "days"),
+        ("Training cost (rent)", "train_cost_usd", "USD"), ("Owned cost of the run", "self_build_total_usd", "USD"),
+        ("Hard checks failed", "hard_failures_count", "count")]
+
+
+def write_recommendation(w: Writer, names: list[str], results: list[dict], plan: PlanBook) -> None:
+    sheet = RECOMMENDATION
+    w.title(sheet, f"Recommendation: {names[0]}", f"Request {plan.request_id}: the recommended plan (the first "
+            "scenario column), live from its sheets; the alternatives beside it.")
+    _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
+    row = HEAD
+    for title, rows in _REC:
+        row += 2
+        w.text(sheet, row, 0, title, "block", "label")
+        for label, name, unit in rows:
+            row += 1
+            w.text(sheet, row, 0, label, "label", "label")
+            _link(w, sheet, row, 1, name, results, unit=unit, cached=_cached(name, results, plan))
+            w.text(sheet, row, 2, unit, "unit", "unit")
+            w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    last = row
+    # beside the plan: the alternatives (every scenario column), so the page holds both
+    row, col0 = HEAD, 5  # the names share the table's header row
+    w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
+    for i, n in enumerate(names):
+        w.formula(sheet, row, col0 + 1 + i, f"=Plan!{xl_rowcol_to_cell(HEADER_ROW, value_col(i))}", n, "link",
+                  key="name", style="header")
+    row += 1
+    for label, name, unit in _WHY:
+        row += 1
+        w.text(sheet, row, col0, f"{label} ({unit})" if unit not in ("id", "count") else label, "label", "label")
+        for i in range(len(names)):
+            _link(w, sheet, row, col0 + 1 + i, name, results, i, unit, cached=_cached(name, results, plan, i))
+    w.ws[sheet].set_column(4, 4, 3)
+    w.ws[sheet].set_column(col0, col0, 26)
+    w.ws[sheet].set_column(col0 + 1, col0 + len(names), 20)
+    row = max(row, last)
+    w.finish_sheet(sheet, 5 + len(names), row)
+
+
+def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:
+    """Cached value of a calculation row, else of a Plan input cell (inputs are not in the results)."""
+    if name in results[i]:
+        return results[i][name]
+    v = plan.inputs[i].get(name)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+def _source(key: str, plan: PlanBook, catalog, gpu, model) -> tuple[str, str]:
+    """(source, as-of) of one input of the recommended plan."""
+    field_ = key.split(".")[-1]
+    if key in plan.set_by_request[0]:
+        return f"request {plan.request_id}", plan.data.get("request", {}).get("date") or "-"
+    if key == "gpu":
+        return gpu.source, str(gpu.as_of)
+    if key == "model":
+        return model.source, str(model.as_of)
+    rec = catalog.defaults.records.get(field_)
+    if rec is not None:
+        return f"default (catalog/defaults.yaml): {rec.source}", str(rec.as_of)
+    return "default (workbook/scenario/model.py)", "-"
+
+
+def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, gpu, model) -> None:
+    """Every Plan input of the recommended plan: value (link to Plan, or the Defaults value in use), unit, source."""
+    sheet = ASSUMPTIONS
+    w.title(sheet, "Assumptions", f"Every input of the recommended plan (request {plan.request_id}): the value in "
+            "use (a link to Plan, or to the Defaults value a blank input takes), unit, source and as-of date.")
+    _header(w, sheet, ("Input", "Value", "Unit", "Source", "As of", "Key"), (46, 16, 12, 70, 11, 30))
+    row = HEAD
+    d_names = set(catalog.defaults.records)
+    for r in input_rows():
+        if r.key == "name" or r.key not in w.book.layout.rows:
+            continue
+        row += 1
+        value = plan.inputs[0].get(r.key)
+        w.text(sheet, row, 0, r.label, "label", "label")
+        field_ = r.key.split(".")[-1]
+        if value is None and field_ in d_names:
+            v = float(catalog.defaults.value(field_))
+            w.formula(sheet, row, 1, f"=d_{field_}", v, "link", key=r.key, num_format=styles.number_format(r.unit, [v]))
+        elif value is None:
+            w.text(sheet, row, 1, "blank (none)" if r.optional else "blank", "text", "text")
+        else:
+            _link(w, sheet, row, 1, r.key, results, unit=r.unit, cached=_cached(r.key, results, plan))
+        src, as_of = _source(r.key, plan, catalog, gpu, model)
+        w.text(sheet, row, 2, r.unit, "unit", "unit")
+        w.text(sheet, row, 3, src, "text", "text")
+        w.text(sheet, row, 4, as_of, "text", "text")
+        w.text(sheet, row, 5, r.key, "key", "key")
+    w.finish_sheet(sheet, 5, row)
+
+
+_BREAKDOWN = [
+    ("One-off (buy)", [("Hardware capex for the GPUs procured", "train_capex_usd", "USD"),
+                       ("Capex per GPU (server price / GPUs per server)", "capex_per_gpu_usd", "USD/GPU"),
+                       ("Server capex in use", "cost_server_capex_usd", "USD")]),
+    ("Recurring over the run (buy)", [("Power with PUE", "self_build_power_usd", "USD"),
+                                      ("Depreciation", "self_build_depreciation_usd", "USD"),
+                                      ("Owned cost of the run (power + depreciation)", "self_build_total_usd", "USD"),
+                                      ("Power per GPU-hour (TDP x PUE x price)", "power_usd_per_gpu_hour", "USD/GPU-h"),
+                                      ("PUE in use", "cost_pue", "x"),
+                                      ("Electricity price in use", "cost_electricity_usd_per_kWh", "USD/kWh")]),
+    ("Multi-year TCO (buy)", [("Depreciation period", "cost_depreciation_years", "years"),
+                              ("Power with PUE per year, 24/7", "own_power_per_year_usd", "USD/year"),
+                              ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
+                              ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
+                              ("Owned TCO per GPU-hour (capex + power over the period)", "tco_usd_per_gpu_hour",
+                               "USD/GPU-h"),
+                              ("Break-even GPU-hours per GPU (0 = never)", "break_even_gpu_hours", "GPU-h"),
+                              ("Break-even months of 24/7 use (0 = never)", "break_even_months_24x7", "months")]),
+    ("Rent (recurring, opex)", [("GPU-hour price", "gpu_hour_usd", "USD/GPU-h"),
+                                ("GPU-hours billed over the run", "train_gpu_hours", "GPU-h"),
+                                ("Training cost at the actual duration", "train_cost_usd", "USD"),
+                                ("Cost of the GPUs reserved for the target window", "train_cost_target_usd", "USD"),
+                                ("Owned cost of the run as a share of the rent", "self_build_vs_cloud_frac",
+                                 "fraction")]),
+    ("Contingency (separate)", [("Contingency share", "sens_contingency_frac", "fraction"),
+                                ("Contingency", "sens_contingency_usd", "USD"),
+                                ("Training cost plus contingency", "sens_cost_with_contingency_usd", "USD")]),
+]
+
+
+def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
+    sheet = BREAKDOWN
+    w.title(sheet, "Cost breakdown", "One-off vs recurring, owned TCO beside the rental price, contingency apart: "
+            "links to the Cost and Sensitivity rows of the recommended plan (network and storage hardware are not "
+            "priced separately: the server capex covers the node).")
+    _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
+    row = HEAD
+    for title, rows in _BREAKDOWN:
+        row += 2
+        w.text(sheet, row, 0, title, "block", "label")
+        for label, name, unit in rows:
+            row += 1
+            w.text(sheet, row, 0, label, "label", "label")
+            _link(w, sheet, row, 1, name, results, unit=unit)
+            w.text(sheet, row, 2, unit, "unit", "unit")
+            w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    w.finish_sheet(sheet, 3, row)
+
+
+def write_rejected(w: Writer, plan: PlanBook) -> None:
+    """The planner's rejections by check: how many, and the closest miss (value, limit, excess) as text."""
+    sheet = REJECTED
+    w.title(sheet, "Rejected alternatives", "Layouts the search rejected, by the check that failed, with the "
+            "closest miss (planner outcome; text, not live).")
+    _header(w, sheet, ("Check", "Layouts", "Closest GPU", "Closest layout", "Value", "Limit", "Unit", "Excess"),
+            (40, 9, 10, 44, 14, 14, 10, 10))
+    row = HEAD
+    for r in plan.data.get("training", {}).get("rejected", []):
+        row += 1
+        c = r["closest"]
+        for col, text in enumerate((r["label"], f"{r['count']:,}", c["gpu"], c["layout"], f"{c['value']:,.6g}",
+                                    f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
+            w.text(sheet, row, col, text, "text", "text")
+    w.finish_sheet(sheet, 7, max(row, HEAD + 1))
+
+
+def footer(plan: PlanBook) -> str:
+    """The printed sheets' footer: file, tool version, request date; sheet; page x of y."""
+    from workbook import __version__
+    from workbook.writer.printing import FOOTER
+
+    date = plan.data.get("request", {}).get("date") or "undated"
+    return FOOTER.replace("&L&8&F", f"&L&8&F, workbook {__version__}, {date}")
+
+
+def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: PlanBook, catalog, planned) -> None:
+    write_recommendation(w, names, results, plan)
+    write_assumptions(w, results, plan, catalog, planned[0].gpu, planned[0].model)
+    write_breakdown(w, results, plan)
+    write_rejected(w, plan)
+    from workbook.writer.printing import HEADER_FOOTER_MARGIN_IN
+
+    for sheet in PDF_SHEETS:
+        w.ws[sheet].set_footer(footer(plan), {"margin": HEADER_FOOTER_MARGIN_IN})

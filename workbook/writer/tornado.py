@@ -1,0 +1,64 @@
+"""Tornado charts on the Sensitivity sheet: the change of cost (and days) at -/+ the step for each driver of
+the first scenario column (in a plan workbook: the recommended plan), drivers sorted by swing, widest on top.
+
+The bars plot the live calculation rows (they move with the inputs); the order is the build's (the first
+column's swings when written): the chart's series are non-contiguous cell lists in that order.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xlsxwriter.utility import xl_rowcol_to_cell
+
+from workbook.calc.sensitivity import DAY_DRIVERS, DRIVERS
+from workbook.writer.charts import ROW_PX, USD_LABEL
+from workbook.writer.layout import COL_LABEL, quote_sheet, value_col
+from workbook.writer.xlsx import Writer
+
+SHEET = "Sensitivity"
+
+
+def _cells(w: Writer, names: list[str], col: int) -> str:
+    lay = w.book.layout
+    refs = [f"{quote_sheet(SHEET)}!{xl_rowcol_to_cell(lay.rows[n][1], col, True, True)}" for n in names]
+    return "=(" + ",".join(refs) + ")"
+
+
+def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: str, high: str, swing: str):
+    first = w.cached
+    drivers = sorted(drivers, key=lambda d: -first.get(swing.format(d=d), {}).get(0, 0.0))
+    chart = w.wb.add_chart({"type": "bar"})
+    for legend, tmpl, color in (("Driver -step", low, "#4F81BD"), ("Driver +step", high, "#C0504D")):
+        chart.add_series({
+            "name": legend, "categories": _cells(w, [tmpl.format(d=d) for d in drivers], COL_LABEL),
+            "values": _cells(w, [tmpl.format(d=d) for d in drivers], value_col(0)),
+            "fill": {"color": color}, "overlap": 100, "gap": 40,
+            "data_labels": {"value": True, "num_format": fmt, "font": {"size": 8}},
+        })
+    chart.set_x_axis({"name": axis, "num_format": fmt, "num_font": {"size": 9}, "name_font": {"size": 10},
+                      "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    chart.set_y_axis({"reverse": True, "num_font": {"size": 9}, "label_position": "low"})
+    chart.set_title({"name": title, "name_font": {"size": 12}})
+    chart.set_legend({"position": "bottom"})
+    height = 120 + 45 * len(drivers)
+    chart.set_size({"width": 900, "height": height})
+    return chart, height
+
+
+def add_tornado(w: Writer, first_name: str) -> None:
+    """Insert the cost and days tornado charts below the Sensitivity rows (first column: *first_name*)."""
+    lay = w.book.layout
+    specs = [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
+              USD_LABEL, [d for d, _ in DRIVERS], "sens_{d}_dcost_low_usd", "sens_{d}_dcost_high_usd",
+              "sens_{d}_swing_usd"),
+             (f"Tornado: training days of {first_name} at -/+ the step", "training days", "#,##0.0",
+              DAY_DRIVERS, "sens_{d}_days_low", "sens_{d}_days_high", "sens_{d}_swing_days")]
+    breaks = []
+    for spec in specs:
+        chart, height = _chart(w, *spec)
+        anchor = lay.next_row.get(SHEET, 5) + 2
+        w.ws[SHEET].insert_chart(anchor, 0, chart, {"x_offset": 4, "y_offset": 4})
+        breaks.append(anchor)
+        lay.next_row[SHEET] = anchor + math.ceil(height / ROW_PX) + 1
+    w.ws[SHEET].set_h_pagebreaks(breaks)
