@@ -85,7 +85,8 @@ def compute(ctx: Context) -> dict[str, float]:
     """Sensitivity quantities of one scenario."""
     c, t, q = ctx.s.cost, ctx.s.training, ctx.q
     s, cost, days = float(c.sensitivity_frac), q["train_cost_usd"], q["train_days_actual"]
-    a = q["attn_share_of_fwd_frac"] * q["train_time_step_flag"]
+    # the step model and a measured rate count attention FLOPs per token; 6PD (MFU given) has none
+    a = q["attn_share_of_fwd_frac"] * (ctx.s.training.time_model != "mfu")
     power, dep = q["self_build_power_usd"], q["self_build_depreciation_usd"]
     budget = float(c.budget_usd) if c.budget_usd is not None else 0.0
     target, thr = float(t.target_days), q["train_tokens_per_s_per_gpu"]

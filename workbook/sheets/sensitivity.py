@@ -21,7 +21,7 @@ def _items() -> dict[str, str]:
         "sens_cost_usd": "={train_cost_usd}",
         "sens_days": "={train_days_actual}",
         "sens_tco_usd": "={self_build_total_usd}",
-        "sens_seq_share_frac": "={attn_share_of_fwd_frac}*{train_time_step_flag}",
+        "sens_seq_share_frac": "={attn_share_of_fwd_frac}*CHOOSE({train_time_model_position},1,0,1)",
         "sens_budget_usd": "=IF({budget_given_flag}=1,{cost.budget_usd},0)",
     }
     for tag, sign in (("low", "-"), ("high", "")):
