@@ -119,6 +119,19 @@ def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tup
     return want, info
 
 
+def agreement(got, expected) -> tuple[bool, float | None]:
+    """Does an engine's (or a stored) value *got* equal the reference's *expected*? Texts exactly, numbers (and
+    booleans) within REL_TOL; also the relative difference of two numbers (None otherwise)."""
+    if isinstance(expected, str):
+        return got == expected, None
+    if isinstance(got, bool):
+        got = float(got)
+    if isinstance(got, (int, float)) and math.isfinite(got):
+        d = rel_diff(float(got), float(expected))
+        return d <= REL_TOL, d
+    return False, None
+
+
 def compare(engine: str, values: dict, want: dict, info: dict, report: Report) -> None:
     for key, (label, formula) in sorted(info.items()):
         got = values.get(key)
@@ -129,17 +142,11 @@ def compare(engine: str, values: dict, want: dict, info: dict, report: Report) -
             continue
         expected = want[key]
         report.cells_checked += 1
-        if isinstance(expected, str):
-            ok = got == expected
-        elif isinstance(got, bool):
-            ok = float(got) == expected
-            got = float(got)
-        elif isinstance(got, (int, float)) and math.isfinite(got):
-            d = rel_diff(float(got), float(expected))
+        ok, d = agreement(got, expected)
+        if d is not None:
             report.max_rel_diff = max(report.max_rel_diff, d)
-            ok = d <= REL_TOL
-        else:
-            ok = False
+        if isinstance(got, bool):
+            got = float(got)
         if not ok:
             report.mismatches.append(Mismatch(engine, sheet, cell, label, formula, got, expected))
     missing = set(want) - set(info)

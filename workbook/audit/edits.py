@@ -126,12 +126,22 @@ def _moved(record: dict, wb, where: dict[str, str]) -> tuple[list[Finding], set[
     return out, moved
 
 
+def _spare_rows(record: dict) -> set[tuple[str, int]]:
+    """(sheet, row) of the catalogue tables' empty rows: every input the build wrote there was blank."""
+    filled: dict[tuple[str, int], bool] = defaultdict(bool)
+    for sheet, coord, role, _key, content, _ in record["cells"]:
+        if sheet in TABLE_SHEETS and role == "input":
+            filled[(sheet, coordinate_from_string(coord)[1])] |= content != ""
+    return {k for k, v in filled.items() if not v}
+
+
 def compare_with_record(wb, values_wb, record: dict) -> list[Finding]:
     """Every edit and problem of *wb* (formulas) and *values_wb* (cached values) against *record*."""
     findings, where = _sheets(record, wb)
     moved_findings, moved = _moved(record, wb, where)
     findings += moved_findings
     col_a, headers = _labels(record)
+    spare, added = _spare_rows(record), set()
     written: dict[str, set[str]] = defaultdict(set)
     for sheet, coord, role, key, content, _cached in record["cells"]:
         written[sheet].add(coord)
@@ -150,33 +160,18 @@ def compare_with_record(wb, values_wb, record: dict) -> list[Finding]:
             elif normal_formula(value) != normal_formula(content):
                 findings.append(Finding("formula_altered", old=content, new=value, **f))
         elif role in ("input", "constant") and not same_value(content, value):
+            if (sheet, row) in spare:  # a row typed into a table's empty rows: one added record
+                if (sheet, row) not in added:
+                    added.add((sheet, row))
+                    findings.append(Finding("catalogue_row_added", where[sheet], f"A{row}", label=f"row {row}",
+                                            new=_shown(wb[where[sheet]].cell(row, 1).value)))
+                continue
             kind = "input_changed" if role == "input" else "constant_changed"
             findings.append(Finding(kind, old=content if not _is_float(content) else _shown(float(content)),
                                     new=_shown(value), **f))
-    findings = _spare_rows_as_additions(findings, record, wb, where)
     findings += _added(wb, record, where, moved, written)
     findings += _errors(values_wb)
     return findings
-
-
-def _spare_rows_as_additions(findings: list[Finding], record: dict, wb, where: dict[str, str]) -> list[Finding]:
-    """Values typed into a catalogue table's empty (spare) row are one added catalogue row, not many inputs."""
-    filled: dict[tuple[str, int], bool] = defaultdict(bool)
-    for sheet, coord, role, _key, content, _ in record["cells"]:
-        if sheet in TABLE_SHEETS and role == "input":
-            filled[(sheet, coordinate_from_string(coord)[1])] |= content != ""
-    out, added = [], set()
-    for f in findings:
-        rec = next((s for s, n in where.items() if n == f.sheet), f.sheet)
-        row = coordinate_from_string(f.cell)[1] if f.cell else 0
-        if f.kind == "input_changed" and rec in TABLE_SHEETS and not filled.get((rec, row), True):
-            if (rec, row) not in added:
-                added.add((rec, row))
-                out.append(Finding("catalogue_row_added", f.sheet, f"A{row}", label=f"row {row}",
-                                   new=_shown(wb[f.sheet].cell(row, 1).value)))
-            continue
-        out.append(f)
-    return out
 
 
 def _is_float(text: str) -> bool:

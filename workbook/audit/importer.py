@@ -22,7 +22,7 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from ruamel.yaml import YAML
 
 from workbook.audit.edits import compare_with_record, read_record
-from workbook.catalog.yamlio import load_yaml
+from workbook.catalog.yamlio import load_yaml, parse_yaml
 from workbook.errors import InputError
 from workbook.safe_xlsx import check_xlsx
 
@@ -221,12 +221,8 @@ def _apply(doc: Any, ch: Change, catalog_dir: Path) -> None:
 
 
 def _with_line(ch: Change, text: str) -> Change:
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False, encoding="utf-8") as f:
-        f.write(text)
-    try:
-        data, lines = load_yaml(f.name)
-    finally:
-        os.unlink(f.name)
+    """*ch* with the line of its field in the edited *text* of its file."""
+    data, lines = parse_yaml(text, str(ch.file))
     loc = ch.path
     if ch.file.name in {t[0] for t in TABLES.values()} and isinstance(data, list):
         id_field = next(t[1] for t in TABLES.values() if t[0] == ch.file.name)

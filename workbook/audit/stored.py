@@ -3,19 +3,15 @@ stale (the file was not recalculated after an edit: the value is missing or stil
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from workbook.audit.findings import Finding
-from workbook.verify import REL_TOL, expected_values, rel_diff
+from workbook.verify import agreement, expected_values
 
 
 def _agrees(got, want) -> bool:
-    if isinstance(want, str):
-        return (got if got is not None else "") == want  # an empty text is stored as no value
-    if isinstance(got, bool):
-        got = float(got)
-    return isinstance(got, (int, float)) and math.isfinite(got) and rel_diff(float(got), float(want)) <= REL_TOL
+    """verify's agreement on a stored value; a file stores an empty text as no value."""
+    return agreement("" if got is None and isinstance(want, str) else got, want)[0]
 
 
 def compare_stored(path: Path, values_wb, record: dict) -> tuple[list[Finding], int]:

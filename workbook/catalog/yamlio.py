@@ -66,21 +66,34 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}", file=str(path),
                          line=line, expected="a UTF-8 encoded YAML file") from None
+    return parse_yaml(text, str(path))
+
+
+def load_mapping(path: str | Path, what: str, fields: str) -> tuple[dict, dict[Loc, int]]:
+    """``load_yaml`` of a file that must be one mapping: "<what> must be a mapping of fields (<fields>)"."""
+    data, lines = load_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError(f"{what} must be a mapping of fields ({fields})", file=str(path), line=1)
+    return data, lines
+
+
+def parse_yaml(text: str, name: str) -> tuple[Any, dict[Loc, int]]:
+    """``load_yaml`` on text already read (*name* is the file errors name)."""
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {(): 1}
         lines: dict[Loc, int] = {(): node.start_mark.line + 1}
-        _walk(node, (), lines, str(path))
+        _walk(node, (), lines, name)
         data = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         msg = " ".join(s for s in (exc.context, exc.problem) if s) or "malformed YAML"
-        raise InputError(f"malformed YAML: {msg}", file=str(path), line=line) from None
+        raise InputError(f"malformed YAML: {msg}", file=name, line=line) from None
     except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML: {exc}", file=str(path)) from None
+        raise InputError(f"malformed YAML: {exc}", file=name) from None
     finally:
         loader.dispose()
     return data, lines

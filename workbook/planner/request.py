@@ -15,7 +15,7 @@ from typing import Annotated, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
 
-from workbook.catalog.yamlio import load_yaml, to_input_error
+from workbook.catalog.yamlio import load_mapping, to_input_error
 from workbook.errors import InputError
 from workbook.scenario.model import Precision, PriceBasis, Recompute
 
@@ -179,10 +179,7 @@ class PlanRequest(_Strict):
 def load_request(path: str | Path, catalog=None) -> PlanRequest:
     """One request file -> PlanRequest; GPU and model ids checked against the catalogue when given."""
     path = Path(path)
-    data, lines = load_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError("a request file must be a mapping of fields (title:, request_id:, ...)",
-                         file=str(path), line=1)
+    data, lines = load_mapping(path, "a request file", "title:, request_id:, ...")
     try:
         req = PlanRequest.model_validate(data)
     except ValidationError as exc:

@@ -7,7 +7,7 @@ from typing import Iterable
 
 from pydantic import ValidationError
 
-from workbook.catalog.yamlio import line_of, load_yaml, to_input_error
+from workbook.catalog.yamlio import line_of, load_mapping, to_input_error
 from workbook.errors import InputError
 from workbook.scenario.model import Scenario
 
@@ -15,10 +15,7 @@ from workbook.scenario.model import Scenario
 def load_scenario(path: str | Path) -> Scenario:
     """One scenario file -> Scenario. Accepts ``3e12``-style numbers. InputError on any problem."""
     path = Path(path)
-    data, lines = load_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError("a scenario file must be a mapping of fields (name:, gpu:, ...)",
-                         file=str(path), line=1)
+    data, lines = load_mapping(path, "a scenario file", "name:, gpu:, ...")
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
