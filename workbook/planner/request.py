@@ -13,7 +13,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, field_validator,
+                      model_validator)
 
 from workbook.catalog.yamlio import load_mapping, to_input_error
 from workbook.errors import InputError
@@ -191,9 +192,14 @@ class PlanRequest(_Strict):
             raise ValueError("a request needs a training job (tokens, target_days) or a serving load")
         if len(set(self.candidate_gpus)) != len(self.candidate_gpus):
             raise ValueError("candidate_gpus lists a GPU twice")
-        if self.book is not None and self.fidelity != "book":
-            raise ValueError("'book' applies only with fidelity: book")
         return self
+
+    @field_validator("book")
+    @classmethod
+    def _book_needs_book_fidelity(cls, v, info):
+        if v is not None and info.data.get("fidelity", "measured") != "book":
+            raise ValueError("the 'book' section applies only with fidelity: book")
+        return v
 
     @property
     def book_choices(self) -> BookFidelity:
