@@ -21,17 +21,24 @@ def is_book(req: PlanRequest) -> bool:
     return req.fidelity == "book"
 
 
+def _mfu_key(req: PlanRequest, gpu_id: str) -> tuple:
+    """What the MFU depends on (a copy of the request with other tokens, days or MFU shares the cache dict:
+    pydantic's model_copy copies private attributes shallowly)."""
+    return (gpu_id, req.book_choices.mfu, req.tokens, req.target_days, repr(req.model),
+            req.early_estimate.model_dump_json())
+
+
 def book_mfu(req: PlanRequest, gpu, model) -> float:
     """The MFU of the request's layouts on ``gpu`` (book fidelity); cached on the request."""
-    cache = req._book_mfu
-    if gpu.id not in cache:
+    key = _mfu_key(req, gpu.id)
+    if key not in req._book_mfu:
         if req.book_choices.mfu is not None:
-            cache[gpu.id] = float(req.book_choices.mfu)
+            req._book_mfu[key] = float(req.book_choices.mfu)
         else:
             from workbook.planner.estimate import early_estimate
 
-            cache[gpu.id] = float(early_estimate(req, gpu, model)["MFU"])
-    return cache[gpu.id]
+            req._book_mfu[key] = float(early_estimate(req, gpu, model)["MFU"])
+    return req._book_mfu[key]
 
 
 def book_act_GB(req: PlanRequest) -> float:
@@ -48,9 +55,10 @@ def training_overrides(req: PlanRequest, gpu_id: str) -> dict:
     """The Scenario ``training`` fields book fidelity sets (empty for measured fidelity)."""
     if not is_book(req):
         return {}
-    if gpu_id not in req._book_mfu:
+    key = _mfu_key(req, gpu_id)
+    if key not in req._book_mfu:
         raise ValueError(f"book fidelity: no MFU resolved for GPU {gpu_id!r} (call book_mfu first)")
-    return {"memory_model": "book", "time_model": "mfu", "mfu": req._book_mfu[gpu_id],
+    return {"memory_model": "book", "time_model": "mfu", "mfu": req._book_mfu[key],
             "act_GB": book_act_GB(req), "runtime_overhead_GB": book_overhead_GB(req)}
 
 

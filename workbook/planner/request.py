@@ -182,7 +182,7 @@ class PlanRequest(_Strict):
     constraints: Constraints = Field(default_factory=Constraints)
     _source_file: Optional[str] = PrivateAttr(default=None)
     _source_lines: dict = PrivateAttr(default_factory=dict)
-    _book_mfu: dict = PrivateAttr(default_factory=dict)  # GPU id -> MFU (fidelity book; workbook.planner.fidelity)
+    _book_mfu: dict = PrivateAttr(default_factory=dict)  # (GPU id, inputs) -> MFU (fidelity book; workbook.planner.fidelity)
 
     @model_validator(mode="after")
     def _job(self) -> "PlanRequest":
