@@ -74,7 +74,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
             print(f"  another GPU: {g['gpu']} x {g['num_gpus']}, {g['train_days']:.2f} days, "
                   f"{_usd(g['train_cost_usd'])}", file=out)
         if not inf["changes"] and not inf["other_gpus"]:
-            print("  none found: no layout fits in memory on any catalogue GPU within max_gpus", file=out)
+            print("  none found: no single change of days, budget or tokens, nor another catalogue GPU, gives a "
+                  "plan (the rejections below say which checks fail)", file=out)
     if t.get("rejected"):
         print("Rejected (check: count, closest miss):", file=out)
         for row in t["rejected"]:
