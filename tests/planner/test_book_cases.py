@@ -173,6 +173,7 @@ def test_17_9_3_the_books_layout_passes_every_hard_check_but_not_the_communicati
     assert calc and {r.check for r in calc} == {"warn_comm_share"}
     assert min(r.value for r in calc) == pytest.approx(0.458, abs=1e-3)
     assert t["infeasible"]["smallest_change"] is None
+    assert not any(c["field"] == "target_days" for c in t["infeasible"]["changes"])  # more days would not help
 
 
 # ----------------------------------------------------------------------------------------- the option

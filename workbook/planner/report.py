@@ -46,7 +46,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
     if data.get("early_estimate"):
         _estimate(data["early_estimate"], out)
     t = data["training"]
-    print(f"Training search: {t['status']}", file=out)
+    models = " (book fidelity: memory_model book, time_model mfu)" if r.get("fidelity") == "book" else ""
+    print(f"Training search{models}: {t['status']}", file=out)
     if "search" in t:
         s = t["search"]
         print(f"  {s['layouts']:,} layouts ({s['shapes']:,} shapes x DP) on {', '.join(s['layout_rules'])}; "
