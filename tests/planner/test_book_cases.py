@@ -176,6 +176,28 @@ def test_17_9_3_the_books_layout_passes_every_hard_check_but_not_the_communicati
     assert not any(c["field"] == "target_days" for c in t["infeasible"]["changes"])  # more days would not help
 
 
+# ----------------------------------------------------------------------------------------- 17.9.4
+def test_17_9_4_by_search_with_the_books_models():
+    """17.9.4 is reproduced by the early estimate (tests/planner/test_estimate.py). Searched with the
+    book's models (MFU 0.40, M_act 3 GB, M_overhead 2 GB) on the real LLaMA-3-70B (70.55B), the smallest
+    whole-node count within 60 days is 624 (N_time 620.1; the spec's "rounding to TP·PP = 16 would give
+    624"; the book's 640 is its "convenient DP"). The book's TP8 x PP2 x DP40 without ZeRO fits
+    (75.55 GB; the book's 75 GB with 70B) and passes every hard check, but its communication share is
+    0.245, above the planner's 20 %: the planner takes TP1 x PP4 x DP156 with ZeRO-3 instead."""
+    req = _req("17.9.4-70b-h800.yaml").model_copy(update={"fidelity": "book"})
+    res = search(req, CATALOG)
+    q, lay = res.plans[0].q, res.plans[0].screened.layout
+    assert lay.num_gpus == 624 and round(q["train_days"], 2) == 59.51 and q["hard_failures_count"] == 0
+    assert (lay.shape.tp, lay.shape.pp, lay.dp, lay.shape.zero_stage) == (1, 4, 156, 3)
+    assert q["train_cost_target_usd"] == pytest.approx(624 * 60 * 24 * 2.0, rel=1e-12)
+    miss = [r for r in res.rejections if r.check == "check_meets_target_days"]
+    assert min(r.value for r in miss) == pytest.approx(60.287, abs=1e-3)  # 616 GPUs
+    book = _layout_q(req, 8, 2, 1, 40, 1, 16, zero=0)
+    assert book["hard_failures_count"] == 0 and book["zero_total_per_gpu_GB"] == pytest.approx(75.55, abs=0.01)
+    assert book["comm_share_frac"] == pytest.approx(0.245, abs=1e-3) and book["warn_comm_share"] == 1
+    _screen_is_calc(res)
+
+
 # ----------------------------------------------------------------------------------------- the option
 def test_measured_fidelity_is_the_default():
     req = request(target_days=2.0)
