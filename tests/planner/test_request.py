@@ -105,3 +105,17 @@ def test_candidate_gpu_needs_a_price_for_the_basis(tmp_path):
     assert err.field == "candidate_gpus[0]" and "no reserved price" in str(err)
     assert load_request(_write(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n"
                                "gpu_hour_usd: 5\n"), CATALOG).gpu_hour_usd == 5
+
+
+def test_fidelity_choice_and_the_book_section(tmp_path):
+    err = _error(tmp_path, GOOD + "fidelity: books\n")
+    assert (err.line, err.field) == (9, "fidelity") and "'measured' or 'book'" in err.expected
+    err = _error(tmp_path, GOOD + "book: {mfu: 0.38}\n")
+    assert (err.line, err.field) == (9, "book") and "only with fidelity: book" in str(err)
+    err = _error(tmp_path, GOOD + "fidelity: book\nbook:\n  mfu: 1.5\n")
+    assert (err.line, err.field, err.expected) == (11, "book.mfu", "0.05 <= x <= 0.9")
+    err = _error(tmp_path, GOOD + "fidelity: book\nbook: {overhead_GB: -1}\n")
+    assert err.field == "book.overhead_GB" and err.expected == "0 <= x <= 10000"
+    r = load_request(_write(tmp_path, GOOD + "fidelity: book\nbook: {mfu: 0.38, act_GB: 1}\n"), CATALOG)
+    assert (r.fidelity, r.book.mfu, r.book.act_GB, r.book.overhead_GB) == ("book", 0.38, 1, None)
+    assert load_request(_write(tmp_path, GOOD), CATALOG).fidelity == "measured"

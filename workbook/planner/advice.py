@@ -58,8 +58,8 @@ def _candidates(req: PlanRequest, res) -> dict[str, dict[str, float]]:
     budget = req.budget_usd
     out: dict[str, dict[str, float]] = {}
     within = [r for r in fit if budget is None or r.cost_usd <= budget]
-    if within:
-        d = min(r.days for r in within)
+    if within and min(r.days for r in within) > req.target_days:  # more days (a layout that fails on another
+        d = min(r.days for r in within)                         # check at fewer days is no "more days" change)
         out["target_days"] = {"value": d * (1 + PAD), "change_frac": d / req.target_days - 1}
     on_time = [r for r in fit if r.days <= req.target_days]
     if on_time and budget is not None:

@@ -169,18 +169,19 @@ def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[
 
 def to_scenario(layout: Layout, req: PlanRequest, gpu_id: str, model_fields: dict, name: str,
                 ckpt_interval_steps: int | None = None):
-    """The layout as a validated :class:`workbook.scenario.model.Scenario` (step time, tensor memory)."""
+    """The layout as a validated :class:`workbook.scenario.model.Scenario` (step time and tensor memory,
+    or the book's models under ``fidelity: book``: :mod:`workbook.planner.fidelity`)."""
+    from workbook.planner.fidelity import storage_overrides, training_overrides
     from workbook.scenario.model import Scenario
 
-    s, t = layout.shape, req.training
     return Scenario.model_validate({
         "name": name,
         "description": f"{req.title} ({req.request_id}): {layout.label()}",
         **model_fields,
         "gpu": gpu_id,
         "purpose": "training",
-        "training": training_fields(layout, req),
-        "storage": {"ckpt_interval_steps": ckpt_interval_steps},
+        "training": {**training_fields(layout, req), **training_overrides(req, gpu_id)},
+        "storage": {"ckpt_interval_steps": ckpt_interval_steps, **storage_overrides(req)},
         "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd, "budget_usd": req.budget_usd},
     })
 

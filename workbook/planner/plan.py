@@ -88,7 +88,8 @@ def _request_data(req: PlanRequest) -> dict[str, Any]:
             "cost_centre": req.cost_centre, "file": req._source_file,
             "model": req.model if isinstance(req.model, str) else req.model.model_dump(),
             "tokens": req.tokens, "target_days": req.target_days, "budget_usd": req.budget_usd,
-            "candidate_gpus": list(req.candidate_gpus), "price_basis": req.price_basis, "rent_vs_buy": req.rent_vs_buy}
+            "candidate_gpus": list(req.candidate_gpus), "price_basis": req.price_basis, "rent_vs_buy": req.rent_vs_buy,
+            "fidelity": req.fidelity}
 
 
 def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str, Any]:

@@ -46,7 +46,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
     if data.get("early_estimate"):
         _estimate(data["early_estimate"], out)
     t = data["training"]
-    print(f"Training search: {t['status']}", file=out)
+    models = " (book fidelity: memory_model book, time_model mfu)" if r.get("fidelity") == "book" else ""
+    print(f"Training search{models}: {t['status']}", file=out)
     if "search" in t:
         s = t["search"]
         print(f"  {s['layouts']:,} layouts ({s['shapes']:,} shapes x DP) on {', '.join(s['layout_rules'])}; "
@@ -74,7 +75,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
             print(f"  another GPU: {g['gpu']} x {g['num_gpus']}, {g['train_days']:.2f} days, "
                   f"{_usd(g['train_cost_usd'])}", file=out)
         if not inf["changes"] and not inf["other_gpus"]:
-            print("  none found: no layout fits in memory on any catalogue GPU within max_gpus", file=out)
+            print("  none found: no single change of days, budget or tokens, nor another catalogue GPU, gives a "
+                  "plan (the rejections below say which checks fail)", file=out)
     if t.get("rejected"):
         print("Rejected (check: count, closest miss):", file=out)
         for row in t["rejected"]:

@@ -13,7 +13,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, Tag, ValidationError, field_validator,
+                      model_validator)
 
 from workbook.catalog.yamlio import load_mapping, to_input_error
 from workbook.errors import InputError
@@ -68,6 +69,24 @@ class EarlyEstimate(_Strict):
                              description="DP rounded up to a multiple of this ('a convenient DP': 615 -> 640)")
     grad_accum: int = Field(16, ge=1, le=65536, description="GA of step 8")
     fs_write_GBps: float = Field(100.0, gt=0, le=1e6, description="file-system write bandwidth (step 9)")
+
+
+#: how the search models a layout: "measured" the step-time model and the tensor memory model (the
+#: default), "book" the book's models (memory_model book, time_model mfu), as the 17.9 cases use them
+Fidelity = Literal["measured", "book"]
+
+
+class BookFidelity(_Strict):
+    """The book's modelling choices for ``fidelity: book`` (spec 17.9.1-17.9.4; blank = the early estimate's)."""
+
+    mfu: Optional[float] = Field(None, ge=0.05, le=0.9,
+                                 description="MFU of every layout; blank = the early estimate's (early_estimate.mfu, "
+                                             "else the book's step-3 lookup at the estimate's GPU count)")
+    act_GB: Optional[float] = Field(None, ge=0.001, le=1e5,
+                                    description="activations per GPU as the case states them; blank = early_estimate.act_GB")
+    overhead_GB: Optional[float] = Field(None, ge=0, le=1e4,
+                                         description="runtime overhead per GPU; blank = early_estimate.overhead_GB")
+    ckpt_bytes_per_param: float = Field(10.0, ge=1, le=64, description="checkpoint bytes per parameter (spec T7: 10P)")
 
 
 class TrainingRequest(_Strict):
@@ -157,9 +176,13 @@ class PlanRequest(_Strict):
     training: TrainingRequest = Field(default_factory=TrainingRequest)
     early_estimate: EarlyEstimate = Field(default_factory=EarlyEstimate)
     serving: Optional[ServingRequest] = None
+    fidelity: Fidelity = Field("measured", description="measured = step-time and tensor memory models; "
+                                                       "book = the book's memory model and MFU-given time")
+    book: Optional[BookFidelity] = Field(None, description="the book's choices (fidelity: book only)")
     constraints: Constraints = Field(default_factory=Constraints)
     _source_file: Optional[str] = PrivateAttr(default=None)
     _source_lines: dict = PrivateAttr(default_factory=dict)
+    _book_mfu: dict = PrivateAttr(default_factory=dict)  # (GPU id, inputs) -> MFU (fidelity book; workbook.planner.fidelity)
 
     @model_validator(mode="after")
     def _job(self) -> "PlanRequest":
@@ -170,6 +193,18 @@ class PlanRequest(_Strict):
         if len(set(self.candidate_gpus)) != len(self.candidate_gpus):
             raise ValueError("candidate_gpus lists a GPU twice")
         return self
+
+    @field_validator("book")
+    @classmethod
+    def _book_needs_book_fidelity(cls, v, info):
+        if v is not None and info.data.get("fidelity", "measured") != "book":
+            raise ValueError("the 'book' section applies only with fidelity: book")
+        return v
+
+    @property
+    def book_choices(self) -> BookFidelity:
+        """The ``book`` section (its defaults when the request gives none)."""
+        return self.book or BookFidelity()
 
     @property
     def wants_training(self) -> bool:

@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 from workbook.calc import compute
 from workbook.calc.checks import HARD
+from workbook.planner.book_screen import screen_class
+from workbook.planner.fidelity import billed_first
 from workbook.planner.candidates import Layout, Rules, dp_options, model_of, shapes, to_scenario
 from workbook.planner.request import PlanRequest
 from workbook.planner.screen import Screen, Screened
@@ -187,7 +189,7 @@ def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej:
     gpu = catalog.gpu(gpu_id)
     rules = Rules()
     feasible: list[Screened] = []
-    screens = {p: Screen(req, catalog, gpu, model, fields, p) for p in req.constraints.precisions}
+    screens = {p: screen_class(req)(req, catalog, gpu, model, fields, p) for p in req.constraints.precisions}
     for shape in shapes(req, model, gpu, rules):
         opts = dp_options(shape, req, gpu, rules)
         counts["layouts"] += len(opts)
@@ -267,7 +269,7 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, at_least: i
         f, rules[gid] = screen_gpu(req, catalog, gid, model, fields, rej, counts, seen)
         feasible += f
     t_screen, cpu_screen = time.perf_counter() - t0, time.process_time() - c0
-    feasible.sort(key=_rank_key)
+    feasible.sort(key=lambda r: (billed_first(req, r.cost_usd, r.cost_target_usd), *_rank_key(r)))
     evaluated: list[Evaluated] = []
     need = set(gpu_ids)  # GPUs without a passing layout yet
     per_gpu: dict[str, int] = {}
@@ -294,7 +296,8 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, at_least: i
     for ev in evaluated:
         rej += _calc_rejections(ev, req, defaults)
     plans = sorted((e for e in evaluated if e.passed),
-                   key=lambda e: (e.q["train_cost_usd"], e.q["train_days"], e.q["zero_total_per_gpu_GB"],
+                   key=lambda e: (billed_first(req, e.q["train_cost_usd"], e.q["train_cost_target_usd"]),
+                                  e.q["train_cost_usd"], e.q["train_days"], e.q["zero_total_per_gpu_GB"],
                                   e.screened.layout.num_gpus))
     return SearchResult(plans, evaluated, feasible, rej, rules, counts, time.perf_counter() - t0, seen, t_screen,
                         cpu_screen, time.process_time() - c0)
