@@ -91,7 +91,7 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
         rate = f"{ld['requests_per_s']:g} requests/s" if ld["requests_per_s"] else f"{ld['concurrency']} concurrent"
         print(f"Serving load: {rate}, {ld['prompt_tokens']} prompt / {ld['output_tokens']} output tokens, "
               f"TTFT <= {ld['ttft_ms']:g} ms, TPOT <= {ld['tpot_ms']:g} ms", file=out)
-    print(f"Serving search: {sv['status']}", file=out)
+    print(f"Serving: {sv['status']}", file=out)
     if "search" in sv:
         _serving(sv, out)
 

@@ -39,7 +39,7 @@ def plan_data(p: ServingPlan, name: str) -> dict[str, Any]:
             "group_batch": p.group_batch, "max_group_batch": p.max_group_batch, "ttft_ms": p.ttft_ms,
             "tpot_ms": p.tpot_ms, "tokens_per_s": p.tokens_per_s, "gpu_hour_usd": p.gpu_hour_usd,
             "usd_per_month": p.usd_per_month, "usd_per_1M_tokens": p.usd_per_1M_tokens,
-            "weights_per_gpu_GiB": p.weights_per_gpu_GiB, "kv_tokens_per_gpu": p.kv_tokens_per_gpu,
+            "weights_per_gpu_GiB": p.weights_per_gpu_GiB, "kv_tokens": p.kv_tokens_per_gpu,
             "kv_requests": p.kv_requests}
 
 
@@ -96,15 +96,15 @@ def advise(req: PlanRequest, catalog, res: ServingResult) -> dict[str, Any]:
         if got:
             changes.append(got)
     other = []
-    for g in catalog.gpus:
-        if g.id in req.candidate_gpus or g.id not in catalog.efficiency:
+    for gid in sorted(catalog.gpus):
+        if gid in req.candidate_gpus or gid not in catalog.efficiency:
             continue
-        if req.gpu_hour_usd is None and g.price_usd_per_gpu_hour(req.price_basis) is None:
+        if req.gpu_hour_usd is None and catalog.gpu(gid).price_usd_per_gpu_hour(req.price_basis) is None:
             continue
-        alt = search_serving(req, catalog, gpus=[g.id])
+        alt = search_serving(req, catalog, gpus=[gid])
         if alt.plans:
             p = alt.plans[0]
-            other.append({"gpu": g.id, "layout": p.layout.label(), "replicas": p.replicas, "num_gpus": p.num_gpus,
+            other.append({"gpu": gid, "layout": p.layout.label(), "replicas": p.replicas, "num_gpus": p.num_gpus,
                           "usd_per_month": p.usd_per_month, "usd_per_1M_tokens": p.usd_per_1M_tokens})
     other.sort(key=lambda o: (o["usd_per_month"], o["gpu"]))
     return {"why": rejected_data(res), "changes": changes, "other_gpus": other}
