@@ -59,7 +59,7 @@ def rejected_data(res: ServingResult) -> list[dict[str, Any]]:
 
 def _round_up(x: float) -> float:
     e = math.floor(math.log10(x)) - (DIGITS - 1)
-    return math.ceil(x / 10 ** e - 1e-9) * 10 ** e
+    return round(math.ceil(x / 10 ** e - 1e-9) * 10 ** e, max(0, -e))
 
 
 def _changed(req: PlanRequest, **serving) -> PlanRequest:
