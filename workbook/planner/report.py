@@ -97,7 +97,7 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
 
 
 def _serving_line(p: dict[str, Any]) -> str:
-    return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replicas of {p['layout']}, each carrying "
+    return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, each carrying "
             f"{p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s; TTFT {p['ttft_ms']:,.0f} ms, "
             f"TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
             f"tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")

@@ -22,6 +22,7 @@ from typing import Any
 
 from workbook.calc.base import Context
 from workbook.planner.request import PlanRequest
+from workbook.planner.search import Rejection
 from workbook.reference import engine_memory as em
 from workbook.reference import infer_cost as ic
 from workbook.reference import serving_load as sl
@@ -47,22 +48,13 @@ class ServingLayout:
 
 
 @dataclass
-class ServingRejection:
+class ServingRejection(Rejection):
     """A layout that cannot carry the load: the check, its value and the limit it missed."""
 
-    gpu: str
-    layout: str
-    check: str
-    value: float
-    limit: float
-    unit: str
+    stage: str = "serving"
     detail: str = ""
     ttft_ms: float | None = None  # at the smallest load (target checks only)
     tpot_ms: float | None = None
-
-    @property
-    def excess_frac(self) -> float:
-        return (self.value - self.limit) / abs(self.limit) if self.limit else self.value
 
 
 @dataclass
@@ -233,7 +225,7 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
     label = lay.label()
 
     def reject(check: str, value: float, limit: float, unit: str, detail: str = "") -> ServingRejection:
-        return ServingRejection(lay.gpu, label, check, value, limit, unit, detail)
+        return ServingRejection(lay.gpu, label, check, value, limit, unit, detail=detail)
 
     if g.cap["kv_budget_GiB"] <= 0:
         return reject("serving_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g), "GiB",
