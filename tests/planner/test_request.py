@@ -105,3 +105,12 @@ def test_candidate_gpu_needs_a_price_for_the_basis(tmp_path):
     assert err.field == "candidate_gpus[0]" and "no reserved price" in str(err)
     assert load_request(_write(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n"
                                "gpu_hour_usd: 5\n"), CATALOG).gpu_hour_usd == 5
+
+
+def test_serving_engine_must_be_a_catalogue_profile(tmp_path):
+    serving = "serving:\n  requests_per_s: 1\n  prompt_tokens: 10\n  output_tokens: 10\n  ttft_ms: 100\n  tpot_ms: 10\n" \
+              "  engine: vllm-9\n"
+    err = _error(tmp_path, GOOD + serving)
+    assert err.field == "serving.engine" and err.line == 15 and "vllm-9" in str(err) and "vllm-0.10" in str(err)
+    ok = load_request(_write(tmp_path, GOOD + serving.replace("vllm-9", "sglang-0.4")), CATALOG)
+    assert ok.serving.engine == "sglang-0.4"

@@ -166,3 +166,13 @@ def test_the_answer_is_deterministic():
     a = json.dumps(plan_request(req, CATALOG).data, sort_keys=True)
     b = json.dumps(plan_request(req, CATALOG).data, sort_keys=True)
     assert a == b
+
+
+def test_the_requests_engine_profile_is_searched_and_written():
+    req = serving_request(engine="sglang-0.4")
+    res = search_serving(req, CATALOG)
+    assert {p.layout.engine for p in res.plans} == {"sglang-0.4"}
+    sc = plan_scenario(req, res.plans[0], {"model": req.model})
+    assert sc.inference.engine == "sglang-0.4" and sc.inference.replicas == res.plans[0].replicas
+    default = search_serving(serving_request(), CATALOG)
+    assert {p.layout.engine for p in default.plans} == {"vllm-0.10"}
