@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbook.writer import styles
 from workbook.writer.xlsx import Writer
 
 #: (label, row key, unit) of the serving plan; links to its column
@@ -62,7 +63,7 @@ def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: in
 
     v = results[i]["infer_hourly_cost_usd"] * HOURS_PER_MONTH
     w.formula(sheet, row, col, f"={_ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year", v,
-              "link", key="infer_monthly_cost_usd", num_format="#,##0")
+              "link", key="infer_monthly_cost_usd", num_format=styles.number_format("USD", [v]))
 
 
 def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int) -> int:
