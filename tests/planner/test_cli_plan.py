@@ -62,13 +62,21 @@ def test_bad_request_is_exit_2_naming_file_line_and_field(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_serving_request_says_not_yet_searched(tmp_path, capsys):
-    req = ROOT / "catalog" / "requests" / "serve-70b-chat.yaml"
-    assert main(["plan", str(req), "-o", str(tmp_path), "--json"]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert data["serving"]["status"].startswith("not yet searched")
-    assert data["serving"]["load"]["requests_per_s"] == 20 and data["workbook"] is None
-    assert not list(tmp_path.iterdir())
+def test_infeasible_serving_request_gives_advice_and_no_workbook(tmp_path, capsys):
+    data = yaml.safe_load((ROOT / "catalog" / "requests" / "serve-70b-chat.yaml").read_text())
+    data["serving"]["ttft_ms"] = 20
+    req = tmp_path / "req.yaml"
+    req.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert main(["plan", str(req), "-o", str(tmp_path / "o"), "--json"]) == 0
+    sv = json.loads(capsys.readouterr().out)["serving"]
+    assert sv["status"] == "infeasible" and sv["recommended"] is None
+    assert [c["field"] for c in sv["infeasible"]["changes"]] == ["serving.ttft_ms"]
+    assert sv["infeasible"]["changes"][0]["to"] > 20 and sv["load"]["requests_per_s"] == 20
+    assert not (tmp_path / "o").exists()
+    assert main(["plan", str(req), "-o", str(tmp_path / "o")]) == 0
+    text = capsys.readouterr().out
+    assert "No serving layout carries the load" in text and "serving.ttft_ms: 20 ->" in text
+    assert "no plan workbook: no training plan and no serving plan carries the load" in text
 
 
 def test_parameter_count_only_gives_the_estimate_and_no_workbook(tmp_path, capsys):

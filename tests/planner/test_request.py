@@ -119,3 +119,12 @@ def test_fidelity_choice_and_the_book_section(tmp_path):
     r = load_request(_write(tmp_path, GOOD + "fidelity: book\nbook: {mfu: 0.38, act_GB: 1}\n"), CATALOG)
     assert (r.fidelity, r.book.mfu, r.book.act_GB, r.book.overhead_GB) == ("book", 0.38, 1, None)
     assert load_request(_write(tmp_path, GOOD), CATALOG).fidelity == "measured"
+
+
+def test_serving_engine_must_be_a_catalogue_profile(tmp_path):
+    serving = "serving:\n  requests_per_s: 1\n  prompt_tokens: 10\n  output_tokens: 10\n  ttft_ms: 100\n  tpot_ms: 10\n" \
+              "  engine: vllm-9\n"
+    err = _error(tmp_path, GOOD + serving)
+    assert err.field == "serving.engine" and err.line == 15 and "vllm-9" in str(err) and "vllm-0.10" in str(err)
+    ok = load_request(_write(tmp_path, GOOD + serving.replace("vllm-9", "sglang-0.4")), CATALOG)
+    assert ok.serving.engine == "sglang-0.4"

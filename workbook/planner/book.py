@@ -44,8 +44,16 @@ def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable) 
             ("Training search", t["status"] if not s else
              f"{t['status']}: {s['layouts']} layouts, {s['screen_step_calls']} screened for time, "
              f"{s['evaluated']} calculated, {s['passed']} passed"),
-            ("Serving search", outcome.data["serving"]["status"])]
+            ("Serving search", _serving_line(outcome.data["serving"]))]
     return rows
+
+
+def _serving_line(sv: dict) -> str:
+    s, rec = sv.get("search"), sv.get("recommended")
+    if not s:
+        return sv["status"]
+    head = f"{sv['status']}: {s['layouts']} layouts ({sv['engine']}), {s['plans']} carry the load"
+    return head + (f"; {rec['num_gpus']} x {rec['gpu']} ({rec['replicas']} x {rec['layout']})" if rec else "")
 
 
 def write_plan_book(outcome: Outcome, req: PlanRequest, catalog, catalog_dir: Path, path: Path, portable) -> int:

@@ -28,7 +28,8 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     infeasible = t.get("infeasible") or t.get("status", "")
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
-        infeasible=infeasible, status=status, version=__version__)
+        infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
+        sv=data.get("serving") or {})
 
 
 def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:

@@ -19,9 +19,9 @@ from workbook.planner.candidates import model_of
 from workbook.planner.estimate import early_estimate
 from workbook.planner.request import ModelByCount, PlanRequest
 from workbook.planner.search import Evaluated, SearchResult, search
+from workbook.planner.serving_report import plans_for_book, serving_data
+from workbook.planner.serving_search import ServingResult, plan_scenario, search_serving
 
-SERVING_NOT_SEARCHED = ("not yet searched: the serving search (GPU type, TP/EP, replicas or prefill/decode "
-                        "pools within the TTFT and TPOT targets) is a later step; no serving plan is offered")
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Outcome:
     data: dict[str, Any]
     scenarios: list = field(default_factory=list)
     search: SearchResult | None = None
+    serving: ServingResult | None = None
 
 
 def plan_summary(ev: Evaluated, req: PlanRequest) -> dict[str, Any]:
@@ -126,6 +127,16 @@ def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str
     return data
 
 
+def _serving(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str, Any]:
+    """The serving search; its recommended plan and the best of every other GPU join the workbook."""
+    res = search_serving(req, catalog)
+    out.serving = res
+    cols = plans_for_book(req, res)
+    scs = [plan_scenario(req, p, fields) for p in cols]
+    out.scenarios += scs
+    return serving_data(req, catalog, res, {id(p): sc.name for p, sc in zip(cols, scs)})
+
+
 def plan_request(req: PlanRequest, catalog) -> Outcome:
     """Answer a request (never raises for an infeasible one: that is a result)."""
     out = Outcome(data={"tool_version": __version__, "request": _request_data(req)})
@@ -151,13 +162,17 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
     else:
         out.data["early_estimate"] = None
         out.data["training"] = {"status": "not requested"}
+    if req.serving is None:
+        out.data["serving"] = {"status": "not requested"}
+    elif got is None:
+        out.data["serving"] = {"status": "not searched: the request gives only a parameter count; name a catalogue "
+                                         "model or an inline architecture for the serving search",
+                               "load": req.serving.model_dump()}
+    else:
+        out.data["serving"] = _serving(req, catalog, out, fields)
     if not out.scenarios:
         out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
-                                   if req.wants_training else "no training plan, and the serving search is not built yet")
-    if req.serving is not None:
-        out.data["serving"] = {"status": SERVING_NOT_SEARCHED, "load": req.serving.model_dump()}
-    else:
-        out.data["serving"] = {"status": "not requested"}
+                                   if got is None else "no training plan and no serving plan carries the load")
     return out
 
 

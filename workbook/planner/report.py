@@ -94,3 +94,43 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
         print(f"Serving load: {rate}, {ld['prompt_tokens']} prompt / {ld['output_tokens']} output tokens, "
               f"TTFT <= {ld['ttft_ms']:g} ms, TPOT <= {ld['tpot_ms']:g} ms", file=out)
     print(f"Serving: {sv['status']}", file=out)
+    if "search" in sv:
+        _serving(sv, out)
+
+
+def _serving_line(p: dict[str, Any]) -> str:
+    return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, each carrying "
+            f"{p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s; TTFT {p['ttft_ms']:,.0f} ms, "
+            f"TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
+            f"tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
+
+
+def _serving(sv: dict[str, Any], out: TextIO) -> None:
+    """The serving search's plan, alternatives, rejections and, for an infeasible load, the advice."""
+    s = sv["search"]
+    print(f"  {s['layouts']} layouts (engine {sv['engine']}), {s['plans']} carry the load, {s['rejected']} rejected",
+          file=out)
+    if sv.get("recommended"):
+        print(f"Recommended serving plan: {_serving_line(sv['recommended'])}", file=out)
+        for g, alt in sv["alternatives"].items():
+            print(f"  alternative on {g}: " + (_serving_line(alt) if alt else "no layout carries the load"), file=out)
+    if sv.get("infeasible"):
+        inf = sv["infeasible"]
+        print("No serving layout carries the load. Smallest changes that would give a plan (each alone, confirmed "
+              "by searching again):", file=out)
+        for c in inf["changes"]:
+            print(f"  {c['field']}: {c['from']:,.6g} -> {c['to']:,.6g}: {c['gpu']} x {c['num_gpus']} ({c['layout']}), "
+                  f"{_usd(c['usd_per_month'])}/month", file=out)
+        for g in inf["other_gpus"]:
+            print(f"  another GPU: {g['gpu']} x {g['num_gpus']} ({g['layout']}), {_usd(g['usd_per_month'])}/month",
+                  file=out)
+        if not inf["changes"] and not inf["other_gpus"]:
+            print("  none found: no target change alone or catalogue GPU gives a plan", file=out)
+    if sv["rejected"]:
+        print("Serving layouts rejected (check: count, closest miss):", file=out)
+        for row in sv["rejected"]:
+            c = row["closest"]
+            print(f"  {row['check']}: {row['count']}; closest {c['layout']}: {_num(c['value'], c['unit'])} vs "
+                  f"{_num(c['limit'], c['unit'])} ({c['excess_frac'] * 100:+.3g} %; {c['detail']})", file=out)
+    for k, v in s["layout_rules"].items():
+        print(f"  layout rule {k}: {v['count']} (e.g. {v['example']})", file=out)

@@ -110,7 +110,7 @@ class TrainingRequest(_Strict):
 
 
 class ServingRequest(_Strict):
-    """A serving load (the serving search comes later; the fields are validated now)."""
+    """A serving load: the serving search sizes GPU type, TP/EP and replicas for it (serving_search)."""
 
     requests_per_s: Optional[float] = Field(None, gt=0, le=1e7, description="arrival rate (requests/s)")
     concurrency: Optional[int] = Field(None, ge=1, le=10_000_000, description="concurrent requests")
@@ -118,6 +118,8 @@ class ServingRequest(_Strict):
     output_tokens: int = Field(..., ge=1, le=10_000_000, description="output length")
     ttft_ms: float = Field(..., gt=0, le=1e7, description="time-to-first-token target (ms)")
     tpot_ms: float = Field(..., gt=0, le=1e6, description="time-per-output-token target (ms)")
+    engine: Optional[str] = Field(None, min_length=1, max_length=64,
+                                  description="serving-engine profile (catalog/engines.yaml); blank = the default")
 
     @model_validator(mode="after")
     def _one_load(self) -> "ServingRequest":
@@ -257,6 +259,12 @@ def check_ids(req: PlanRequest, catalog) -> None:
         if gid not in catalog.efficiency:
             raise InputError(f"GPU {gid!r} has no efficiency record (catalog/efficiency.yaml), which the "
                              "step-time model needs", **where)
+    if req.serving is not None and req.serving.engine is not None:
+        try:
+            catalog.engines.profile(req.serving.engine)
+        except InputError as err:
+            raise InputError(err.message, file=file, line=line_of(lines, ("serving", "engine")), field="serving.engine",
+                             expected=err.expected) from None
     if isinstance(req.model, str):
         try:
             catalog.model(req.model)

@@ -89,6 +89,10 @@ _WHY = [("GPU", "gpu", "id"), ("GPUs procured", "train_gpus_billed", "GPUs"), ("
 
 
 def write_recommendation(w: Writer, names: list[str], results: list[dict], plan: PlanBook) -> None:
+    from workbook.writer import planbook_serving as srv
+
+    if not srv.trains(plan):
+        return srv.write_serving_recommendation(w, names, results, plan)
     sheet = RECOMMENDATION
     w.title(sheet, f"Recommendation: {names[0]}", f"Request {plan.request_id}: the recommended plan (the first "
             "scenario column), live from its sheets; the alternatives beside it.")
@@ -119,7 +123,7 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     w.ws[sheet].set_column(4, 4, 3)
     w.ws[sheet].set_column(col0, col0, 26)
     w.ws[sheet].set_column(col0 + 1, col0 + len(names), 20)
-    row = max(row, last)
+    row = srv.write_serving_block(w, names, results, plan, max(row, last) + 2)
     w.finish_sheet(sheet, 5 + len(names), row)
 
 
@@ -239,6 +243,9 @@ def write_rejected(w: Writer, plan: PlanBook) -> None:
         for col, text in enumerate((r["label"], f"{r['count']:,}", c["gpu"], c["layout"], f"{c['value']:,.6g}",
                                     f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
             w.text(sheet, row, col, text, "text", "text")
+    from workbook.writer.planbook_serving import write_serving_rejected
+
+    row = write_serving_rejected(w, plan, row)
     w.finish_sheet(sheet, 7, max(row, HEAD + 1))
 
 

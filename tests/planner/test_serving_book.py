@@ -1,0 +1,85 @@
+"""The plan workbook of the serving request (`workbook plan catalog/requests/serve-70b-chat.yaml`): xlsx, PDF
+and Markdown written, every workbook rule and `workbook verify` with both engines pass, the serving columns'
+checks pass, and after a LibreOffice recalculation the Recommendation's serving plan reads the search's figures;
+an arrival rate x2 in the plan column breaks its TPOT check live."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from tests.writer.edits import EditBook
+from workbook.audit import rules
+from workbook.engines import recalculate_many
+from workbook.engines.libreoffice import find_soffice
+
+pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+REQUEST = "catalog/requests/serve-70b-chat.yaml"
+ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory):
+    out = tmp_path_factory.mktemp("serve")
+    run = subprocess.run([sys.executable, "-m", "workbook", "plan", REQUEST, "-o", str(out), "--json"],
+                         capture_output=True, text=True, check=True)
+    return out / "serve-70b-chat.xlsx", json.loads(run.stdout)
+
+
+def _cells(path: Path, sheet: str = "Recommendation") -> dict[str, str]:
+    ws = openpyxl.load_workbook(path)[sheet]
+    return {c.value: f"B{c.row}" for (c,) in ws.iter_rows(min_col=1, max_col=1) if isinstance(c.value, str)}
+
+
+def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
+    xlsx, data = planned
+    rec = data["serving"]["recommended"]
+    assert xlsx.is_file() and Path(data["pdf"]).is_file()
+    md = Path(data["markdown"]).read_text()
+    assert f"**{rec['num_gpus']} x H800**" in md and f"${rec['usd_per_month']:,.0f}" in md
+    assert "## Recommendation" not in md  # no training asked
+    text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert "The serving plan" in text and "40,880" in text and not [e for e in ERRORS if e in text]
+
+
+def test_serving_book_passes_every_rule_and_verifies(planned):
+    wb = openpyxl.load_workbook(planned[0])
+    for rule in rules.ALL_RULES:
+        assert rule(wb) == [], rule.__name__
+    run = subprocess.run([sys.executable, "-m", "workbook", "verify", str(planned[0])], capture_output=True, text=True)
+    assert run.returncode == 0 and "OK" in run.stdout, run.stdout + run.stderr
+
+
+def test_recommendation_reads_the_plan_live_and_a_doubled_load_fails_tpot(planned, tmp_path):
+    xlsx, data = planned
+    rec = data["serving"]["recommended"]
+    cells = _cells(xlsx)
+    doubled = tmp_path / "doubled.xlsx"
+    shutil.copyfile(xlsx, doubled)
+    b = EditBook(doubled)
+    b.plan("inference.arrival_rate_rps", 0, 2 * rec["load_rps"])
+    b.save()
+    values = recalculate_many([xlsx, doubled], "libreoffice")
+    v, d = values[xlsx], values[doubled]
+
+    def at(vals, label):
+        return vals[("Recommendation", cells[label])]
+
+    assert at(v, "GPUs (TP x EP x replicas)") == 28 and at(v, "Replicas (serving groups)") == 7
+    assert at(v, "Load carried, all replicas") == pytest.approx(20)
+    assert at(v, "TTFT under the load") == pytest.approx(rec["ttft_ms"], rel=1e-9)
+    assert at(v, "TPOT under the load") == pytest.approx(rec["tpot_ms"], rel=1e-9)
+    assert at(v, "Serving cost per 1M output tokens") == pytest.approx(rec["usd_per_1M_tokens"], rel=1e-9)
+    from workbook.writer.planbook_serving import MONTH_LABEL
+
+    assert at(v, MONTH_LABEL) == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert at(v, "Serving checks failed (load, TTFT, TPOT, memory)") == 0
+    # twice the load on the same 7 groups: TPOT (or the load) fails, live
+    assert at(d, "Serving checks failed (load, TTFT, TPOT, memory)") >= 1
+    assert at(d, "Load per group") == pytest.approx(2 * rec["group_rate_rps"], rel=1e-12)

@@ -1,0 +1,293 @@
+"""The serving search of the planner: GPU type, TP/EP and replicas for a serving load within its
+TTFT and TPOT targets (docs/planner.md "The serving search").
+
+Per candidate GPU and layout (TP 1, 2, 4, 8 dividing the heads inside a node; EP dividing the
+routed experts inside a node for a MoE model; the request's engine profile, else the catalogue
+default) one serving group is sized with the functions the workbook's calculation layer calls:
+``calc.serving_memory.capacity`` (engine_memory.kv_capacity) for weights and KV, then
+``reference.serving_load.max_load`` for the largest arrival rate one group carries within both
+targets, with the same keywords as ``calc.serving_load`` (the batch cap from the KV pool). The load
+needs ``replicas = ceil(load / per-group rate)`` groups (a ``concurrency`` load: the requests in the
+system at that rate, Little's law, over the group's batch), GPUs = replicas x TP x EP; the cost per
+month is GPU-hours x the price basis, and per 1M output tokens the same over the tokens served.
+Plans rank by cost per month, then $/1M, then fewer GPUs. A layout that fails records the check,
+its value, the limit and the relative excess.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from workbook.calc.base import Context
+from workbook.planner.request import PlanRequest
+from workbook.planner.search import Rejection
+from workbook.reference import engine_memory as em
+from workbook.reference import infer_cost as ic
+from workbook.reference import serving_load as sl
+from workbook.units import HOURS_PER_YEAR, MS_PER_S
+
+TP_CHOICES = (1, 2, 4, 8)
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12
+#: a load within this relative distance of k groups' capacity takes k groups (binary noise)
+RATE_EPS = 1e-9
+#: bisection steps of the per-group rate that holds a given concurrency
+CONCURRENCY_STEPS = 60
+
+
+@dataclass(frozen=True)
+class ServingLayout:
+    gpu: str
+    tp: int
+    ep: int
+    engine: str
+
+    def label(self) -> str:
+        return f"{self.gpu} TP{self.tp}" + (f" EP{self.ep}" if self.ep > 1 else "") + f" ({self.engine})"
+
+
+@dataclass
+class ServingRejection(Rejection):
+    """A layout that cannot carry the load: the check, its value and the limit it missed."""
+
+    stage: str = "serving"
+    detail: str = ""
+    ttft_ms: float | None = None  # at the smallest load (target checks only)
+    tpot_ms: float | None = None
+
+
+@dataclass
+class ServingPlan:
+    """A layout that carries the load, with the figures of its scenario column."""
+
+    layout: ServingLayout
+    replicas: int
+    num_gpus: int
+    load_rps: float  # total arrival rate (a concurrency load: the rate that holds it)
+    group_rate_rps: float
+    max_group_rate_rps: float
+    group_batch: float
+    max_group_batch: float
+    ttft_ms: float
+    tpot_ms: float
+    tokens_per_s: float  # output tokens/s of all groups
+    gpu_hour_usd: float
+    usd_per_month: float
+    usd_per_1M_tokens: float
+    weights_per_gpu_GiB: float
+    kv_tokens_per_gpu: float
+    kv_requests: float
+
+    def key(self) -> tuple:
+        return (self.usd_per_month, self.usd_per_1M_tokens, self.num_gpus, self.layout.tp, self.layout.ep,
+                self.layout.gpu)
+
+
+@dataclass
+class ServingResult:
+    plans: list[ServingPlan] = field(default_factory=list)  # ranked
+    rejections: list[ServingRejection] = field(default_factory=list)
+    layouts: int = 0
+    removed: dict[str, list] = field(default_factory=dict)  # layout rule -> [count, example]
+
+    def best_per_gpu(self) -> dict[str, ServingPlan]:
+        out: dict[str, ServingPlan] = {}
+        for p in self.plans:
+            out.setdefault(p.layout.gpu, p)
+        return out
+
+
+def engine_id(req: PlanRequest) -> str:
+    """The request's engine profile, else the catalogue default (scenario ``inference.engine``)."""
+    from workbook.scenario.model import DEFAULT_ENGINE
+
+    return req.serving.engine or DEFAULT_ENGINE
+
+
+def layouts(req: PlanRequest, model, gpu, removed: dict[str, list] | None = None) -> list[ServingLayout]:
+    """TP 1, 2, 4, 8 inside a node dividing the heads; EP (MoE) dividing the experts, TP x EP in a node."""
+    removed = {} if removed is None else removed
+    gpn, eng = int(gpu.gpus_per_node), engine_id(req)
+
+    def drop(rule: str, example: str) -> None:
+        removed.setdefault(rule, [0, example])[0] += 1
+
+    out = []
+    eps = [e for e in range(1, gpn + 1) if int(model.n_routed_experts or 0) % e == 0] \
+        if model.moe and model.n_routed_experts else [1]
+    for tp in TP_CHOICES:
+        if tp > gpn:
+            drop("tp_outside_node", f"TP{tp} > {gpn} GPUs of a node")
+            continue
+        if model.n_heads % tp:
+            drop("tp_divides_heads", f"TP{tp} does not divide {model.n_heads} heads")
+            continue
+        for ep in eps:
+            if tp * ep > gpn:
+                drop("tp_ep_outside_node", f"TP{tp} x EP{ep} > {gpn} GPUs of a node")
+                continue
+            out.append(ServingLayout(gpu.id, tp, ep, eng))
+    return out
+
+
+def scenario(req: PlanRequest, lay: ServingLayout, model_fields: dict, *, replicas: int = 1,
+             arrival_rate_rps: float | None = None, name: str | None = None):
+    """The layout as a serving Scenario (engine model); ``arrival_rate_rps`` is the total over all
+    replicas (the Inference sheet divides it by the replicas)."""
+    from workbook.scenario.model import Scenario
+
+    sv = req.serving
+    return Scenario.model_validate({
+        "name": name or f"serve-{lay.gpu}-tp{lay.tp}" + (f"-ep{lay.ep}" if lay.ep > 1 else "") + f"-x{replicas}",
+        "description": f"{req.title} ({req.request_id}): serving {lay.label()} x {replicas} replicas",
+        **model_fields, "gpu": lay.gpu, "purpose": "serving",
+        "inference": {"serving_model": "engine", "engine": lay.engine, "tp": lay.tp, "ep": lay.ep,
+                      "replicas": replicas, "arrival_rate_rps": arrival_rate_rps,
+                      "prompt_tokens": sv.prompt_tokens, "output_tokens": sv.output_tokens,
+                      "ttft_target_ms": sv.ttft_ms, "tpot_target_ms": sv.tpot_ms},
+        "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd},
+    })
+
+
+def context(sc, catalog) -> Context:
+    """The calculation context of a scenario (for the calc layer's serving helpers)."""
+    from workbook.scenario.resolve import resolve
+
+    s, gpu, model = resolve(sc, catalog)
+    return Context(s=s, gpu=gpu, model=model, defaults=catalog.defaults.as_dict(), eff=catalog.efficiency_of(gpu.id),
+                   engines=catalog.engines)
+
+
+class Group:
+    """One serving group of a layout, sized as calc.serving_memory / calc.serving_load size it."""
+
+    def __init__(self, req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict):
+        from workbook.calc.serving_memory import capacity, engine_of
+        from workbook.calc.serving_step import decode_kwargs
+        from workbook.reference.serving_shape import model_shape
+
+        self.ctx = context(scenario(req, lay, model_fields), catalog)
+        self.cap = capacity(self.ctx)
+        self.engine = engine_of(self.ctx)
+        self.shape = model_shape(self.ctx.model)
+        sv = req.serving
+        self.prompt, self.output = float(sv.prompt_tokens), float(sv.output_tokens)
+        self.batch_cap = sl.batch_capacity(engine=self.engine, kv_tokens=self.cap["kv_tokens"],
+                                           prompt_tokens=self.prompt, output_tokens=self.output)
+        inf, kw = self.ctx.s.inference, decode_kwargs(self.ctx)
+        self.kw = dict(hw=kw["hw"], engine=self.engine, prompt_tokens=self.prompt, output_tokens=self.output,
+                       tp=lay.tp, ep=lay.ep, kv_tokens=None, max_num_seqs=max(self.batch_cap, 1.0),
+                       weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
+                       ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
+                       ep_overlap_frac=inf.ep_overlap_frac)
+
+    def steady(self, rate_rps: float) -> dict[str, float]:
+        return sl.steady_state(self.shape, arrival_rate_per_s=rate_rps, **self.kw)
+
+    def max_load(self, ttft_s: float, tpot_s: float) -> dict[str, float]:
+        return sl.max_load(self.shape, ttft_target_s=ttft_s, tpot_target_s=tpot_s, **self.kw)
+
+    def trickle(self) -> dict[str, float]:
+        """The steady state at the smallest load max_load tries (offline rate x 1e-6)."""
+        off = sl.offline_throughput(self.shape, **self.kw)
+        return self.steady(off["request_rate_per_s"] * 1e-6)
+
+    def rate_for_batch(self, batch: float, hi: float) -> float:
+        """The arrival rate at which the group holds ``batch`` requests (Little's law; the batch rises
+        with the rate), found by bisection below ``hi``."""
+        lo = 0.0
+        for _ in range(CONCURRENCY_STEPS):
+            mid = 0.5 * (lo + hi)
+            st = self.steady(mid)
+            if st["saturated"] or st["batch"] > batch:
+                hi = mid
+            else:
+                lo = mid
+        return lo
+
+
+def _weights_room_GiB(g: Group) -> float:
+    """Weights per GPU at which the engine's KV budget reaches 0 (the ledger of kv_capacity)."""
+    c, eng = g.cap, g.engine
+    budget0 = em.kv_budget_bytes(rule=eng.memory_rule, memory_fraction=c["memory_fraction"],
+                                 device_total_bytes=c["device_total_GiB"], weights_bytes=0.0,
+                                 activation_bytes=c["activation_GiB"], non_torch_bytes=c["non_torch_GiB"],
+                                 context_bytes=c["context_GiB"], graph_bytes=c["graph_GiB"],
+                                 graph_in_budget=eng.cuda_graph_in_budget)
+    return budget0 / c["memory_fraction"] if eng.memory_rule == "free_fraction" else budget0
+
+
+def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) -> ServingPlan | ServingRejection:
+    """One layout: a plan for the whole load, or the first check it fails."""
+    sv = req.serving
+    g = Group(req, lay, catalog, model_fields)
+    label = lay.label()
+
+    def reject(check: str, value: float, limit: float, unit: str, detail: str = "") -> ServingRejection:
+        return ServingRejection(lay.gpu, label, check, value, limit, unit, detail=detail)
+
+    if g.cap["kv_budget_GiB"] <= 0:
+        return reject("serving_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g), "GiB",
+                      "weights per GPU against the room the engine's memory rule leaves them")
+    if g.cap["concurrent_requests"] < 1:
+        return reject("serving_kv_holds_request", sv.prompt_tokens + sv.output_tokens, g.cap["kv_tokens"], "tokens",
+                      "one full-context request against the KV pool per GPU")
+    best = g.max_load(sv.ttft_ms / MS_PER_S, sv.tpot_ms / MS_PER_S)
+    if best["request_rate_per_s"] <= 0:
+        st = g.trickle()
+        if st["saturated"]:
+            return reject("serving_load_stable", 1.0, 0.0, "0/1", "even a trickle saturates the group")
+        ttft, tpot = st["ttft_s"] * MS_PER_S, st["tpot_s"] * MS_PER_S
+        if ttft / sv.ttft_ms >= tpot / sv.tpot_ms:
+            r = reject("serving_ttft_target", ttft, sv.ttft_ms, "ms", f"TTFT at the smallest load (TPOT {tpot:.4g} ms)")
+        else:
+            r = reject("serving_tpot_target", tpot, sv.tpot_ms, "ms", f"TPOT at the smallest load (TTFT {ttft:.4g} ms)")
+        r.ttft_ms, r.tpot_ms = ttft, tpot
+        return r
+    rmax, bmax = best["request_rate_per_s"], best["batch"]
+    if sv.requests_per_s is not None:
+        replicas = max(1, math.ceil(sv.requests_per_s / rmax - RATE_EPS))
+        rate = sv.requests_per_s / replicas
+    else:
+        replicas = max(1, math.ceil(sv.concurrency / bmax - RATE_EPS))
+        rate = g.rate_for_batch(sv.concurrency / replicas, rmax) if replicas * bmax > sv.concurrency else rmax
+    n = replicas * lay.tp * lay.ep
+    if n > req.constraints.max_gpus:
+        return reject("serving_max_gpus", n, req.constraints.max_gpus, "GPUs",
+                      f"{replicas} replicas of {lay.tp * lay.ep} GPUs")
+    st = g.steady(rate)
+    price = float(g.ctx.s.cost.gpu_hour_usd)
+    tok = st["throughput_tok_per_s"] * replicas
+    return ServingPlan(
+        layout=lay, replicas=replicas, num_gpus=n, load_rps=rate * replicas, group_rate_rps=rate,
+        max_group_rate_rps=rmax, group_batch=st["batch"], max_group_batch=bmax, ttft_ms=st["ttft_s"] * MS_PER_S,
+        tpot_ms=st["tpot_s"] * MS_PER_S, tokens_per_s=tok, gpu_hour_usd=price,
+        usd_per_month=ic.hourly_cost_usd(num_gpus=n, gpu_hour_usd=price) * HOURS_PER_MONTH,
+        usd_per_1M_tokens=ic.cost_per_1M_tokens_usd(num_gpus=n, gpu_hour_usd=price, throughput_tok_per_s=tok),
+        weights_per_gpu_GiB=g.cap["weights_GiB"], kv_tokens_per_gpu=g.cap["kv_tokens"],
+        kv_requests=g.cap["concurrent_requests"])
+
+
+def search_serving(req: PlanRequest, catalog, gpus: list[str] | None = None) -> ServingResult:
+    """Every layout of every candidate GPU (or ``gpus``); plans ranked by $/month, then $/1M."""
+    from workbook.planner.candidates import model_of
+
+    model, fields = model_of(req, catalog)
+    res = ServingResult()
+    for gid in gpus or req.candidate_gpus:
+        for lay in layouts(req, model, catalog.gpu(gid), res.removed):
+            res.layouts += 1
+            got = evaluate(req, lay, catalog, fields)
+            (res.plans if isinstance(got, ServingPlan) else res.rejections).append(got)
+    res.plans.sort(key=ServingPlan.key)
+    return res
+
+
+def plan_scenario(req: PlanRequest, plan: ServingPlan, model_fields: dict):
+    """The plan as a workbook column: its replicas and the total arrival rate they share."""
+    return scenario(req, plan.layout, model_fields, replicas=plan.replicas, arrival_rate_rps=plan.load_rps)
+
+
+__all__ = ["ServingLayout", "ServingPlan", "ServingRejection", "ServingResult", "search_serving", "plan_scenario",
+           "layouts", "evaluate", "engine_id", "HOURS_PER_MONTH"]

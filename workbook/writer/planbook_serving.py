@@ -1,0 +1,136 @@
+"""The plan workbook's serving part (issue 9, serving search): on the Recommendation sheet the
+recommended serving plan (GPUs, replicas, load carried, TTFT, TPOT, $/month, $/1M output tokens) as
+links to the calculated rows of its scenario column, the serving columns side by side, and on the
+Rejected sheet the serving search's rejections. ``PlanBook.data["serving"]`` names the columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbook.writer import styles
+from workbook.writer.xlsx import Writer
+
+#: (label, row key, unit) of the serving plan; links to its column
+SERVING_ROWS = [
+    ("GPU", "gpu", "id"),
+    ("Serving engine profile", "inference.engine", "id"),
+    ("TP per group", "inference.tp", "GPUs"),
+    ("EP per group", "inference.ep", "GPUs"),
+    ("Replicas (serving groups)", "inference.replicas", "replicas"),
+    ("GPUs (TP x EP x replicas)", "srv_gpus_in_use", "GPUs"),
+    ("Load carried, all replicas", "inference.arrival_rate_rps", "requests/s"),
+    ("Load per group", "srv_load_rate_rps", "requests/s"),
+    ("Requests in decode per group (Little's law)", "srv_load_batch", "sequences"),
+    ("KV capacity per group (tokens)", "srv_kv_tokens", "tokens"),
+    ("Weights per GPU", "srv_weights_per_gpu_GiB", "GiB"),
+    ("TTFT under the load", "srv_ttft_ms_in_use", "ms"),
+    ("TTFT target", "inference.ttft_target_ms", "ms"),
+    ("TPOT under the load", "srv_tpot_ms_in_use", "ms"),
+    ("TPOT target", "inference.tpot_target_ms", "ms"),
+    ("Output tokens/s served", "srv_tokens_per_s_total_in_use", "tokens/s"),
+    ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h"),
+    ("Serving cost per hour", "infer_hourly_cost_usd", "USD/h"),
+    ("Serving cost per 1M output tokens", "infer_usd_per_1M_tokens", "USD/1M tokens"),
+    ("Serving checks failed (load, TTFT, TPOT, memory)", "hard_failures_count", "count"),
+]
+#: the serving columns compared
+SERVING_WHY = [("GPU", "gpu", "id"), ("GPUs", "srv_gpus_in_use", "GPUs"), ("Replicas", "inference.replicas", "replicas"),
+               ("TTFT (ms)", "srv_ttft_ms_in_use", "ms"), ("TPOT (ms)", "srv_tpot_ms_in_use", "ms"),
+               ("Cost per hour (USD/h)", "infer_hourly_cost_usd", "USD/h"),
+               ("Cost per 1M output tokens (USD)", "infer_usd_per_1M_tokens", "USD/1M tokens"),
+               ("Hard checks failed", "hard_failures_count", "count")]
+MONTH_LABEL = "Serving cost per month (per hour x hours per year / months per year)"
+
+
+def serving_columns(names: list[str], plan) -> list[int]:
+    """Column indexes of the serving plans (recommended first); empty when the search found none."""
+    sv = plan.data.get("serving") or {}
+    rec = sv.get("recommended")
+    if not rec:
+        return []
+    order = [rec["scenario"]] + [a["scenario"] for a in (sv.get("alternatives") or {}).values() if a]
+    return [names.index(n) for n in order if n in names]
+
+
+def trains(plan) -> bool:
+    return (plan.data.get("training") or {}).get("status") != "not requested"
+
+
+def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: int) -> None:
+    from workbook.planner.serving_search import HOURS_PER_MONTH
+    from workbook.writer.planbook import _ref
+
+    v = results[i]["infer_hourly_cost_usd"] * HOURS_PER_MONTH
+    w.formula(sheet, row, col, f"={_ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year", v,
+              "link", key="infer_monthly_cost_usd", num_format=styles.number_format("USD", [v]))
+
+
+def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int) -> int:
+    """The serving plan and its comparison from ``row`` down; returns the last row written."""
+    from workbook.writer.planbook import RECOMMENDATION, _cached, _link
+
+    cols = serving_columns(names, plan)
+    sheet = RECOMMENDATION
+    if not cols:
+        sv = plan.data.get("serving") or {}
+        if sv.get("status") not in (None, "not requested"):
+            w.text(sheet, row, 0, f"Serving: {sv['status']} (no serving plan carries the load; see Rejected)",
+                   "block", "label")
+        return row
+    i0 = cols[0]
+    w.text(sheet, row, 0, f"The serving plan: {names[i0]}", "block", "label")
+    for label, name, unit in SERVING_ROWS:
+        row += 1
+        w.text(sheet, row, 0, label, "label", "label")
+        _link(w, sheet, row, 1, name, results, i0, unit=unit, cached=_cached(name, results, plan, i0))
+        w.text(sheet, row, 2, unit, "unit", "unit")
+        w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+        if name == "infer_hourly_cost_usd":
+            row += 1
+            w.text(sheet, row, 0, MONTH_LABEL, "label", "label")
+            _month(w, sheet, row, 1, results, i0)
+            w.text(sheet, row, 2, "USD/month", "unit", "unit")
+            w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    row += 2
+    w.text(sheet, row, 0, "Serving plans compared (recommended first, then the best per GPU)", "block", "label")
+    for j, i in enumerate(cols[:3]):
+        w.text(sheet, row, 1 + j, names[i], "header", "header")
+    for label, name, unit in SERVING_WHY:
+        row += 1
+        w.text(sheet, row, 0, label, "label", "label")
+        for j, i in enumerate(cols[:3]):
+            _link(w, sheet, row, 1 + j, name, results, i, unit, cached=_cached(name, results, plan, i))
+    row += 1
+    w.text(sheet, row, 0, "Cost per month (USD)", "label", "label")
+    for j, i in enumerate(cols[:3]):
+        _month(w, sheet, row, 1 + j, results, i)
+    return row
+
+
+def write_serving_recommendation(w: Writer, names: list[str], results: list[dict], plan) -> None:
+    """The Recommendation sheet of a serving-only request: the serving plan alone."""
+    from workbook.writer.planbook import HEAD, RECOMMENDATION, _header
+
+    sheet = RECOMMENDATION
+    cols = serving_columns(names, plan)
+    first = names[cols[0]] if cols else names[0]
+    w.title(sheet, f"Recommendation: {first}", f"Request {plan.request_id}: the recommended serving plan, live from "
+            "its scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.")
+    _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
+    row = write_serving_block(w, names, results, plan, HEAD + 2)
+    w.finish_sheet(sheet, 3, row)
+
+
+def write_serving_rejected(w: Writer, plan, row: int) -> int:
+    """The serving search's rejections by check (text) below the training ones; returns the last row."""
+    from workbook.writer.planbook import REJECTED
+
+    rows: list[dict[str, Any]] = (plan.data.get("serving") or {}).get("rejected") or []
+    for r in rows:
+        row += 1
+        c = r["closest"]
+        for col, text in enumerate((f"Serving: {r['label']}", f"{r['count']:,}", c["gpu"], c["layout"],
+                                    f"{c['value']:,.6g}", f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
+            w.text(REJECTED, row, col, text, "text", "text")
+    return row
