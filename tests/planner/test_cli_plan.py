@@ -86,3 +86,18 @@ def test_parameter_count_only_gives_the_estimate_and_no_workbook(tmp_path, capsy
     text = capsys.readouterr().out
     assert "640 GPUs (80 nodes)" in text and "57.57 days" in text and "$1,843,200" in text
     assert "not searched" in text and "no plan workbook" in text
+
+
+def test_estimate_layout_the_model_cannot_take_is_stated_and_json_serialises_an_inline_model(tmp_path, capsys):
+    """The quick path at TP 1 needs PP 64 for a 40-layer inline MoE: no estimate column, the reason, a plan."""
+    text = (ROOT / "catalog/requests/17.9.2-moe-h800.yaml").read_text()
+    assert "\n  tp: 8 " in text
+    req = tmp_path / "r.yaml"
+    req.write_text(text.replace("\n  tp: 8 ", "\n  tp: 1 "))
+    assert main(["plan", str(req), "-o", str(tmp_path / "o"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["early_estimate"]["h800"]["PP"] == 64
+    col = data["estimate_column"]
+    assert col["scenario"] is None and not col["in_workbook"] and "pp=64 exceeds the model's 40 layers" in col["reason"]
+    assert data["request"]["model"]["arch"]["as_of"] == "2026-12-01"
+    assert data["training"]["recommended"]["num_gpus"] == 1024

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbook import __version__
+from workbook.errors import InputError
 from workbook.calc import compute
 from workbook.calc.checks import WARNINGS
 from workbook.planner.advice import advise, rejected_summary
@@ -72,6 +73,22 @@ def _book_scenario(req: PlanRequest, est: dict, gpu_id: str, fields: dict):
     })
 
 
+def _estimate_column(req: PlanRequest, catalog, out: Outcome, est: dict, gid: str, fields: dict,
+                     rec) -> dict[str, Any]:
+    """The early estimate's workbook column, or why it has none (its layout does not fit the model)."""
+    book = _book_scenario(req, est, gid, fields)
+    try:
+        failed = compute(book, catalog)["hard_failures_count"]
+    except InputError as err:
+        return {"scenario": None, "in_workbook": False, "hard_failures": None,
+                "reason": f"the quick path's layout (TP {int(est['TP'])} x PP {int(est['PP'])}) is not one the "
+                          f"model takes ({err}); a larger early_estimate.tp gives one"}
+    # a feasible plan's workbook holds plans that pass; the estimate joins them when it passes too
+    if not rec or not failed:
+        out.scenarios.append(book)
+    return {"scenario": book.name, "in_workbook": not rec or not failed, "hard_failures": failed}
+
+
 def _runner_up(res: SearchResult, rec: Evaluated) -> Evaluated | None:
     """The best plan on the recommended GPU with another GPU count or parallel layout."""
     def key(e: Evaluated) -> tuple:
@@ -87,7 +104,7 @@ def _runner_up(res: SearchResult, rec: Evaluated) -> Evaluated | None:
 def _request_data(req: PlanRequest) -> dict[str, Any]:
     return {"title": req.title, "request_id": req.request_id, "requester": req.requester,
             "cost_centre": req.cost_centre, "file": req._source_file,
-            "model": req.model if isinstance(req.model, str) else req.model.model_dump(),
+            "model": req.model if isinstance(req.model, str) else req.model.model_dump(mode="json"),
             "tokens": req.tokens, "target_days": req.target_days, "budget_usd": req.budget_usd,
             "candidate_gpus": list(req.candidate_gpus), "price_basis": req.price_basis, "rent_vs_buy": req.rent_vs_buy,
             "fidelity": req.fidelity}
@@ -152,13 +169,7 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
             out.data["training"] = _training(req, catalog, out, fields)
             rec = out.data["training"]["recommended"]
             gid = rec["gpu"] if rec else req.candidate_gpus[0]
-            book = _book_scenario(req, est[gid], gid, fields)
-            failed = compute(book, catalog)["hard_failures_count"]
-            # a feasible plan's workbook holds plans that pass; the estimate joins them when it passes too
-            if not rec or not failed:
-                out.scenarios.append(book)
-            out.data["estimate_column"] = {"scenario": book.name, "in_workbook": not rec or not failed,
-                                           "hard_failures": failed}
+            out.data["estimate_column"] = _estimate_column(req, catalog, out, est[gid], gid, fields, rec)
     else:
         out.data["early_estimate"] = None
         out.data["training"] = {"status": "not requested"}

@@ -45,6 +45,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
               f"GPUs {', '.join(r['candidate_gpus'])}, {r['price_basis']} prices", file=out)
     if data.get("early_estimate"):
         _estimate(data["early_estimate"], out)
+        if (data.get("estimate_column") or {}).get("reason"):
+            print(f"      no workbook column for the estimate: {data['estimate_column']['reason']}", file=out)
     t = data["training"]
     models = " (book fidelity: memory_model book, time_model mfu)" if r.get("fidelity") == "book" else ""
     print(f"Training search{models}: {t['status']}", file=out)
