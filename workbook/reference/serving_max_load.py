@@ -76,7 +76,7 @@ def little_batch(*, lam: float, a: float, s: float, r: float, fixed: float, wait
     """Steady-state batch at rate ``lam`` (serving_load.steady_state's closed form): (lam·F + c·a)/(1 − c·s),
     c = lam·(n_w + m/(1 − lam·r))."""
     c = lam * (waits + steps / (1.0 - min(lam * r, RHO_MAX)))
-    return (lam * fixed + c * a) / max(1.0 - c * s, 1e-12)
+    return (lam * fixed + c * a) / max(1.0 - c * s, 1.0 - RHO_MAX)
 
 
 def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
@@ -121,7 +121,7 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
         r = rho / probe
         flat, g = fixed, 0.0
         if engine.prefill_mode == "separate":  # F = t_pf(max(1, k)): flat at k = 1, then the secant k0 -> 2 k0
-            k0 = max(1.0, lam * engine.scheduler_steps * t_b)
+            k0 = max(1.0, lam * engine.scheduler_steps * t_b)  # the prompts _prefill_terms prefilled together
             flat = prefill_time(shape, prompt_tokens=p, batch=1.0, engine=engine, **pf_kw)["prefill_s"]
             t_2k = prefill_time(shape, prompt_tokens=p, batch=2.0 * k0, engine=engine, **pf_kw)["prefill_s"]
             g = (t_2k - fixed) / k0 * engine.scheduler_steps * t_b
