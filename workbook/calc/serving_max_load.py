@@ -32,9 +32,9 @@ _ROOTS = [("tp", "TPOT target"), ("tf", "TTFT target, flat prefill piece"), ("tl
 def _refinement_quantities(r: int) -> list[Q]:
     p, w = f"srv_ml{r}", f"largest load, refinement {r}"
     roots = [q for key, what in _ROOTS for q in (
-        Q(f"{p}_{key}_A", "x", f"{w.capitalize()}: {what}, square coefficient", _S),
-        Q(f"{p}_{key}_b", "x", f"{w.capitalize()}: {what}, linear coefficient", _S),
-        Q(f"{p}_{key}_C", "x", f"{w.capitalize()}: {what}, constant (<= 0: missed at any load)", _S),
+        Q(f"{p}_{key}_qa", "x", f"{w.capitalize()}: {what}, square coefficient", _S),
+        Q(f"{p}_{key}_qb", "x", f"{w.capitalize()}: {what}, linear coefficient", _S),
+        Q(f"{p}_{key}_qc", "x", f"{w.capitalize()}: {what}, constant (<= 0: missed at any load)", _S),
         Q(f"{p}_{key}_root", "requests/s", f"{w.capitalize()}: {what}, smaller root", _S))]
     return [
         Q(f"{p}_lam0", "requests/s", f"{w.capitalize()}: rate the terms are taken at", _S),
@@ -88,7 +88,7 @@ QUANTITIES = [
 
 
 def _roots(p: str, key: str, A: float, b: float, C: float) -> dict[str, float]:
-    return {f"{p}_{key}_A": A, f"{p}_{key}_b": b, f"{p}_{key}_C": C,
+    return {f"{p}_{key}_qa": A, f"{p}_{key}_qb": b, f"{p}_{key}_qc": C,
             f"{p}_{key}_root": ml.smaller_root(A=A, b=b, C=C)}
 
 

@@ -33,6 +33,8 @@ from workbook.reference.serving_shape import ModelShape
 
 #: refinements of the closed form (tests/reference/test_serving_max_load.py: within 1% of the bisection)
 MAX_LOAD_REFINEMENTS = 6
+#: floor of the smaller root's denominator (a bound without a positive root never binds)
+ROOT_DENOM_MIN = 1e-12
 #: cap on the prefill busy share (serving_load.steady_state)
 RHO_MAX = 0.999999
 #: which bound sets the largest load
@@ -41,11 +43,12 @@ BINDS = {0: "nothing meets the targets (load 0)", 1: "TPOT target", 2: "TTFT tar
 
 
 def smaller_root(*, A: float, b: float, C: float) -> float:
-    """Smaller non-negative root of A·x² − b·x + C = 0 (A, b >= 0), as 2C/(b + sqrt(b² − 4AC)); 0 when
-    C <= 0 (the bound is missed at any load)."""
+    """Smaller non-negative root of A·x² − b·x + C = 0 (A >= 0), as 2C/(b + sqrt(b² − 4AC)); 0 when
+    C <= 0 (the bound is missed at any load). The denominator is floored at ROOT_DENOM_MIN: with b <= 0
+    there is no positive root (the bound never binds) and the quotient is a rate far above any other."""
     if C <= 0:
         return 0.0
-    return 2.0 * C / (b + math.sqrt(max(b * b - 4.0 * A * C, 0.0)))
+    return 2.0 * C / max(b + math.sqrt(max(b * b - 4.0 * A * C, 0.0)), ROOT_DENOM_MIN)
 
 
 def tpot_bound(*, a: float, s: float, r: float, fixed: float, waits: float, steps: float, target_s: float) -> float:

@@ -5,11 +5,14 @@ load"; workbook/calc/serving_max_load.py)."""
 from __future__ import annotations
 
 from workbook.calc.serving_max_load import REFINEMENTS
+from workbook.reference.serving_max_load import ROOT_DENOM_MIN
 from workbook.sheets.serving_prefill import prefill_items
 from workbook.sheets.serving_step import decode_items
 
 _SRC = "workbook/reference/serving_max_load.py BINDS"
 CONSTANTS = [
+    ("srv_ml_root_denom_min", ROOT_DENOM_MIN, "x", "Floor of a bound's root denominator (no positive root: never binds)",
+     "workbook/reference/serving_max_load.py smaller_root"),
     ("srv_ml_binds_ttft", 2.0, "code", "Largest load set by the TTFT target", _SRC),
     ("srv_ml_binds_cap", 3.0, "code", "Largest load set by the batch cap (KV pool / max_num_seqs)", _SRC),
     ("srv_ml_binds_offline", 4.0, "code", "Largest load set by the offline throughput", _SRC),
@@ -27,12 +30,12 @@ _CAP = "{srv_load_batch_cap_used}"
 
 
 def _root(p: str, key: str, A: str, b: str, C: str) -> dict[str, str]:
-    """Smaller root 2C/(b + sqrt(b² − 4AC)) of A·x² − b·x + C (0 when C <= 0)."""
+    """Smaller root 2C/(b + sqrt(b² − 4AC)) of A·x² − b·x + C (0 when C <= 0; serving_max_load.smaller_root)."""
     k = f"{p}_{key}"
     return {
-        f"{k}_A": "=" + A, f"{k}_b": "=" + b, f"{k}_C": "=" + C,
-        f"{k}_root": f"=IF({{{k}_C}}<=0,0,c_two*{{{k}_C}}/({{{k}_b}}+SQRT(MAX({{{k}_b}}*{{{k}_b}}"
-        f"-c_two*c_two*{{{k}_A}}*{{{k}_C}},0))))",
+        f"{k}_qa": "=" + A, f"{k}_qb": "=" + b, f"{k}_qc": "=" + C,
+        f"{k}_root": f"=IF({{{k}_qc}}<=0,0,c_two*{{{k}_qc}}/MAX({{{k}_qb}}+SQRT(MAX({{{k}_qb}}*{{{k}_qb}}"
+        f"-c_two*c_two*{{{k}_qa}}*{{{k}_qc}},0)),c_srv_ml_root_denom_min))",
     }
 
 
