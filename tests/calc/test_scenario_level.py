@@ -19,7 +19,8 @@ SHIPPED = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
 #: and linear-fit intercept, the KV budget of each engine rule before the floor at 0, model vs measured;
 #: Sensitivity: changes, and switching values below 0 = none)
 SIGNED = ("headroom", "vs_published", "shortfall", "kv_free", "denom", "intercept", "_rule_GiB", "vs_measured",
-          "dcost", "seq_switch", "power_switch")
+          "dcost", "seq_switch", "power_switch",
+          "_qb", "_qc", "_tf_u", "_tl_u")  # serving_max_load: quadratic coefficients, step budgets (< 0: target missed)
 CATALOG = load_catalog()
 
 

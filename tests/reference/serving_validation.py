@@ -17,6 +17,10 @@ Run ``python -m tests.reference.serving_validation`` to print the table. The poi
   Request mix: 194.4 output tokens per request (the offline table: 3700.64/19.04 = 3856.01/19.84);
   224 prompt tokens per request (sglang bench_serving ShareGPT, sgl-project/sglang issue 2805:
   369,103 input tokens for 1648 requests).
+- Long-prompt TTFT, NVIDIA NIM benchmarking guide, Performance
+  (docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance): Llama-3.3-70b-instruct (Llama-3-70B's
+  architecture), NIM 1.8.0 (TensorRT-LLM), 2 x H100 80G, fp8 TP2, 5000 input / 500 output tokens,
+  concurrency 1: TTFT 406.77 ms. A single-request latency: the batch-1 target (20%) is borrowed.
 - DeepSeek-V3/R1 inference system, deepseek-ai/open-infra-index 202502OpenSourceWeek day 6: H800,
   decode EP144 over 18 nodes (2 routed + 1 shared expert per GPU, 32 redundant experts), average KV
   length 4,989 tokens, 20-22 output tokens/s per user, about 14.8k output tokens/s per node.
@@ -58,6 +62,9 @@ DS_NODE_OUT_TOK_PER_S = 14.8e3
 DS_EP = 144
 DS_NODES = 18
 DS_REDUNDANT = 32
+#: NVIDIA NIM 1.8.0, Llama-3.3-70b-instruct on 2 x H100 80G, fp8 TP2, 5000 input / 500 output, concurrency 1
+NIM_PROMPT = 5000.0
+NIM_TTFT_MS = 406.77
 
 
 def hardware(gpu_id: str) -> dict:
@@ -124,6 +131,14 @@ def points() -> tuple[dict, ...]:
     book55 = dt.book_decode_step_s(LLAMA70, batch=55, context_tokens=230, hw=H100, tp=4, hbm_efficiency=0.8)
     out.append(_pt("step-llama70-tp4-batch55", "decode step, about 55 decoding (ITL / 10 steps)", "ms", 20.6,
                    b55 * 1e3, 0.25, "LambdaLabs prompt_80, windows 2-5 of the first request", book55 * 1e3))
+
+    # ---------------------------------------------------------------- long-prompt TTFT (NVIDIA NIM 1.8.0)
+    trt = ENGINES.profile("tensorrt-llm")
+    pf = pt.prefill_time(LLAMA70, prompt_tokens=NIM_PROMPT, batch=1, hw=H100, engine=trt, tp=2, weight_precision="fp8")
+    book_pf = pt.book_prefill_s(LLAMA70, prompt_tokens=NIM_PROMPT, hw=H100, tp=2)
+    out.append(_pt("ttft-llama70-fp8-tp2-5k-nim", "TTFT of one 5,000-token prompt (TensorRT-LLM, FP8, TP 2)", "ms",
+                   NIM_TTFT_MS, pf["prefill_s"] * 1e3, 0.20, "NVIDIA NIM benchmarking guide, Performance",
+                   book_pf * 1e3))
 
     # ---------------------------------------------------------------- under load (sglang benchmark_vllm_060)
     sg3 = ENGINES.profile("sglang-0.3.0")

@@ -40,6 +40,9 @@ EDITS = {
     "ep_blank": lambda b: b.plan("inference.ep", SC, None),
     "tpot_target_missed": lambda b: (b.plan("inference.serving_model", SC, "engine"),
                                      b.plan("inference.tpot_target_ms", SC, 1.0)),
+    "tpot_target_30": lambda b: b.plan("inference.tpot_target_ms", SC, 30.0),
+    "tpot_target_60": lambda b: b.plan("inference.tpot_target_ms", SC, 60.0),
+    "ttft_target_tiny": lambda b: b.plan("inference.ttft_target_ms", SC, 1.0),
 }
 
 
@@ -137,3 +140,32 @@ def test_missed_tpot_target_fails_the_check_and_the_summary(rc):
     assert r.get("Checks", "check_tpot_target", SC) == 1.0
     assert r.get("Summary", "summary_serving_targets", SC) == "FAIL"
     assert r.master != "ALL CHECKS PASS"
+
+
+def test_loosening_the_tpot_target_raises_the_largest_load(rc):
+    """The largest-load block (docs/serving.md "Largest load"): a looser TPOT target admits more
+    load; where the TPOT target binds, the TPOT at the largest load is the target."""
+    tight, loose = rc["tpot_target_30"], rc["tpot_target_60"]
+    r30 = tight.get("Inference", "srv_max_load_rps", SC)
+    r60 = loose.get("Inference", "srv_max_load_rps", SC)
+    assert 0 < r30 < r60
+    assert loose.get("Inference", "srv_max_load_batch", SC) > tight.get("Inference", "srv_max_load_batch", SC)
+    for r, target in ((tight, 30.0), (loose, 60.0)):
+        assert r.get("Inference", "srv_max_load_binds", SC) == 1
+        assert r.get("Inference", "srv_max_load_tpot_ms", SC) == pytest.approx(target, rel=1e-9)
+        assert r.get("Inference", "srv_max_load_targets_given", SC) == 1
+    out = [r.get("Inference", "srv_max_load_tokens_per_s", SC) / r.get("Inference", "srv_max_load_rps", SC)
+           for r in (tight, loose)]
+    assert out[0] == pytest.approx(out[1])  # output tokens per request: the load moves, the mix does not
+
+
+def test_blank_targets_give_the_largest_stable_load_and_an_impossible_one_gives_zero(rc):
+    base, tiny = rc["roundtrip"], rc["ttft_target_tiny"]
+    assert base.get("Inference", "srv_max_load_targets_given", SC) == 0
+    assert base.get("Inference", "srv_max_load_binds", SC) in (3, 4)  # batch cap or offline throughput
+    assert 0 < base.get("Inference", "srv_max_load_rps", SC) <= base.get("Inference", "srv_offline_rate_rps", SC)
+    assert base.get("Inference", "srv_max_load_rps", SC) > rc["tpot_target_60"].get("Inference", "srv_max_load_rps", SC)
+    # a 1 ms TTFT is shorter than the prompt's prefill: no load meets it, a plain 0, no error value
+    assert tiny.get("Inference", "srv_max_load_rps", SC) == 0
+    assert tiny.get("Inference", "srv_max_load_binds", SC) == 0
+    assert tiny.get("Inference", "srv_max_load_tpot_ms", SC) == 0

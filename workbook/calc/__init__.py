@@ -42,6 +42,7 @@ SHEETS: dict[str, str] = {
     "serving_prefill": "Inference",
     "serving_load": "Inference",
     "serving_use": "Inference",
+    "serving_max_load": "Inference",
     "cost": "Cost",
     "sensitivity": "Sensitivity",
     "checks": "Checks",

@@ -203,10 +203,11 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
 
 def max_load(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
              ttft_target_s: float = math.inf, tpot_target_s: float = math.inf, tp: int = 1, ep: int = 1,
-             kv_tokens: float | None = None, **kw: Any) -> dict[str, float]:
+             kv_tokens: float | None = None, refinements: int = DEFAULT_REFINEMENTS, **kw: Any) -> dict[str, float]:
     """The largest arrival rate whose steady state is stable and meets both targets (TTFT and TPOT
     grow with the rate, so a bisection between 0 and the offline rate finds it). Returns the rate,
-    its steady state, and 0 for everything when even a trickle misses a target."""
+    its steady state, and 0 for everything when even a trickle misses a target. ``refinements`` goes
+    to steady_state."""
     for name, v in (("ttft_target_s", ttft_target_s), ("tpot_target_s", tpot_target_s)):
         if not isinstance(v, (int, float)) or math.isnan(v) or v <= 0:
             raise ValueError(f"{name} must be a positive number (inf: no target), got {v!r}")
@@ -215,7 +216,7 @@ def max_load(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, 
 
     def ok(lam: float) -> dict | None:
         st = steady_state(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                          arrival_rate_per_s=lam, tp=tp, ep=ep, kv_tokens=kv_tokens, **kw)
+                          arrival_rate_per_s=lam, tp=tp, ep=ep, kv_tokens=kv_tokens, refinements=refinements, **kw)
         good = not st["saturated"] and st["ttft_s"] <= ttft_target_s and st["tpot_s"] <= tpot_target_s
         return st if good else None
 

@@ -29,6 +29,7 @@ BLOCK_TITLES = {
     "serving_prefill": "Serving engine: prefill and time to first token (docs/serving.md)",
     "serving_load": "Serving engine under load: steady state by Little's law, unrolled (docs/serving.md)",
     "serving_use": "Serving figures in use: engine or book model, or the measured throughput",
+    "serving_max_load": "Serving engine: largest load meeting the TTFT and TPOT targets, closed form (docs/serving.md)",
     "comm": "Network communication (17.6), against the step time in use",
     "step_inputs": "Step-time model: factors of the GPU, layout, choices, model per layer (docs/step_time.md)",
     "step_time": "One micro-batch on the busiest pipeline stage, per GPU: compute and exposed communication",
