@@ -90,3 +90,14 @@ def test_no_target_runs_at_the_kv_cap_and_an_impossible_target_gives_zero():
     kw = dict(hw=sv.H800, engine=DS, context_tokens=4989, batch_cap=146, **DS_KW)
     assert sd.decode_batch_at_tpot(sv.DSV3, tpot_target_s=10.0, **kw) == {"batch": 146.0, "kv_bound": 1.0}
     assert sd.decode_batch_at_tpot(sv.DSV3, tpot_target_s=1e-4, **kw)["batch"] == 0.0
+
+
+@pytest.mark.parametrize("target", [0.02, 0.025, 0.03, 0.0476])
+def test_whole_batch_meets_the_target_and_one_more_does_not(target):
+    kw = dict(hw=sv.H800, engine=DS, context_tokens=4989, **DS_KW)
+    cf = sd.decode_batch_at_tpot(sv.DSV3, tpot_target_s=target, batch_cap=256, **kw)["batch"]
+    b = sd.whole_batch(sv.DSV3, batch=cf, tpot_target_s=target, **kw)
+    assert b == int(b) and b >= 1
+    assert dt.decode_step(sv.DSV3, batch=b, **kw)["tpot_s"] <= target
+    if b < 256:
+        assert dt.decode_step(sv.DSV3, batch=b + 1, **kw)["tpot_s"] > target

@@ -18,9 +18,12 @@ SAME_INPUTS = {
     "kv-sglang-tokens": "kv-sglang-qwen3-235b-fp8-tp4",
     "step-batch1": "step-llama70-tp4-batch1",
     "step-batch55": "step-llama70-tp4-batch55",
+    "disagg-decode-node": "deepseek-decode-node",
+    "disagg-prefill-node": "deepseek-prefill-node",
 }
 #: the points outside their target today (docs/serving.md; the reference table's strict xfails)
-NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang", "decode-tpot"}
+NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang", "decode-tpot",
+               "disagg-decode-node", "disagg-prefill-node"}
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +32,8 @@ def results():
 
 
 def test_serving_files_exist_and_cover_the_issue_points(results):
-    assert len(FILES) == 3
-    assert set(SAME_INPUTS) <= set(results) and len(results) == 12
+    assert len(FILES) == 4
+    assert set(SAME_INPUTS) <= set(results) and len(results) == 14
 
 
 def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):

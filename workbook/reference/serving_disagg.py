@@ -23,7 +23,7 @@ the target, capped by the rank's KV pool (closed form below; serving_load.max_de
 
 Closed form of b: t_d is linearised on [b0, 2·b0], t_d ~ a + s·b, and b = (T − a)/s, clipped to
 [1, cap]; b0 starts at cap/2 and is re-taken at max(1, b/2) a fixed number of times (``refinements``; no
-convergence loop). Total GPUs = both pools; cost per 1M output tokens = GPUs·price/(lambda·O·3600/1e6).
+convergence loop). The pool runs floor(b) requests, one fewer if that still misses the target. Total GPUs = both pools; cost per 1M output tokens = GPUs·price/(lambda·O·3600/1e6).
 """
 
 from __future__ import annotations
@@ -85,7 +85,16 @@ def decode_batch_at_tpot(shape: ModelShape, *, hw: dict, engine: Any, context_to
     return {"batch": b, "kv_bound": 0.0}
 
 
-def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: float, prompt_tokens: float,
+def whole_batch(shape: ModelShape, *, batch: float, tpot_target_s: float, hw: dict, engine: Any,
+                context_tokens: float, **kw: Any) -> float:
+    """Whole requests from the closed-form batch: floor(b), one fewer when that still misses the target
+    (the line can overshoot a concave step by a fraction of a request); 0 when one request misses."""
+    b = max(1.0, math.floor(batch + 1e-9))
+    t = decode_step(shape, batch=b, context_tokens=context_tokens, hw=hw, engine=engine, **kw)["tpot_s"]
+    return b - float(t > tpot_target_s)
+
+
+def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: float | None, prompt_tokens: float,
                output_tokens: float, decode_batch_cap: float, tpot_target_s: float | None = None,
                cache_hit_frac: float = 0.0, tp: int = 1, ep: int = 1, prefill_ep: int | None = None,
                redundant_experts: int = 0, weight_precision: str = "bf16", kv_precision: str = "bf16",
@@ -93,18 +102,16 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
                ) -> dict[str, float]:
     """Prefill and decode pools for a load (module docstring). ``decode_batch_cap`` is one decode DP
     rank's KV pool in requests (serving_load.batch_capacity); a blank TPOT target (None) runs the decode
-    ranks at that cap. The decode context is S_in + O/2. Returns both pools, the totals, tokens/s per
-    node and the cost per 1M output tokens at ``gpu_hour_usd``."""
-    _pos(arrival_rate_per_s=arrival_rate_per_s, output_tokens=output_tokens, decode_batch_cap=decode_batch_cap)
+    ranks at that cap. The decode context is S_in + O/2. A blank rate (None) is the rate one decode
+    instance sustains, b·DP/(max(O − 1, 1)·TPOT). Returns both pools, the totals, tokens/s per node and
+    the cost per 1M output tokens at ``gpu_hour_usd``."""
+    _pos(output_tokens=output_tokens, decode_batch_cap=decode_batch_cap)
+    if arrival_rate_per_s is not None:
+        _pos(arrival_rate_per_s=arrival_rate_per_s)
     _nonneg(gpu_hour_usd=gpu_hour_usd)
-    lam, O = arrival_rate_per_s, output_tokens
+    O = output_tokens
     ep_p = ep if prefill_ep is None else prefill_ep
     gpn = float(hw["gpus_per_node"])
-    pf = prefill_pool_rate(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, cache_hit_frac=cache_hit_frac,
-                           tp=tp, ep=ep_p, redundant_experts=redundant_experts, weight_precision=weight_precision)
-    g_p = group_gpus(tp=tp, ep=ep_p)
-    n_p = max(1, math.ceil(lam * pf["new_tokens"] / (pf["tokens_per_s_per_gpu"] * g_p) - 1e-9))
-
     g_d = group_gpus(tp=tp, ep=ep)
     ctx = prompt_tokens + O / 2.0
     dkw = dict(tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
@@ -112,16 +119,25 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
     if tpot_target_s is None:
         b = float(decode_batch_cap)
     else:
-        b = decode_batch_at_tpot(shape, hw=hw, engine=engine, context_tokens=ctx, tpot_target_s=tpot_target_s,
-                                 batch_cap=decode_batch_cap, refinements=refinements, **dkw)["batch"]
+        b_cf = decode_batch_at_tpot(shape, hw=hw, engine=engine, context_tokens=ctx, tpot_target_s=tpot_target_s,
+                                    batch_cap=decode_batch_cap, refinements=refinements, **dkw)["batch"]
+        b = whole_batch(shape, batch=b_cf, tpot_target_s=tpot_target_s, hw=hw, engine=engine, context_tokens=ctx,
+                        **dkw)
     d = decode_step(shape, batch=max(b, 1.0), context_tokens=ctx, hw=hw, engine=engine, **dkw)
     tpot = d["tpot_s"]
     per_gpu_d = b / tpot / tp
     per_instance = b * attention_dp_degree(ep=ep)
+    lam = per_instance / (max(O - 1.0, 1.0) * tpot) if arrival_rate_per_s is None else arrival_rate_per_s
+    pf = prefill_pool_rate(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, cache_hit_frac=cache_hit_frac,
+                           tp=tp, ep=ep_p, redundant_experts=redundant_experts, weight_precision=weight_precision)
+    g_p = group_gpus(tp=tp, ep=ep_p)
+    n_p = max(1, math.ceil(lam * pf["new_tokens"] / (pf["tokens_per_s_per_gpu"] * g_p) - 1e-9))
+
     concurrency = lam * max(O - 1.0, 0.0) * tpot
     n_d = max(1, math.ceil(concurrency / per_instance - 1e-9)) if per_instance > 0 else 0
     gpus = n_p * g_p + n_d * g_d
     out_tok = lam * O
+    thr = out_tok if out_tok > 0 else math.inf
     return {
         "prefill_prompts_per_step": pf["prompts_per_step"],
         "prefill_s": pf["prefill_s"],
@@ -143,7 +159,8 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
         "decode_gpus": float(n_d * g_d),
         "total_gpus": float(gpus),
         "total_nodes": gpus / gpn,
+        "arrival_rate_per_s": lam,
         "output_tokens_per_s": out_tok,
         "output_tokens_per_s_per_gpu": out_tok / gpus,
-        "cost_usd_per_1M_output_tokens": gpus * gpu_hour_usd / (out_tok * 3600.0 / 1e6),
+        "cost_usd_per_1M_output_tokens": gpus * gpu_hour_usd / (thr * 3600.0 / 1e6),
     }
