@@ -22,8 +22,13 @@ Run ``python -m tests.reference.serving_validation`` to print the table. The poi
   architecture), NIM 1.8.0 (TensorRT-LLM), 2 x H100 80G, fp8 TP2, 5000 input / 500 output tokens,
   concurrency 1: TTFT 406.77 ms. A single-request latency: the batch-1 target (20%) is borrowed.
 - DeepSeek-V3/R1 inference system, deepseek-ai/open-infra-index 202502OpenSourceWeek day 6: H800,
-  decode EP144 over 18 nodes (2 routed + 1 shared expert per GPU, 32 redundant experts), average KV
-  length 4,989 tokens, 20-22 output tokens/s per user, about 14.8k output tokens/s per node.
+  prefill EP32 over 4 nodes (9 routed + 1 shared expert per GPU), decode EP144 over 18 nodes (2 routed
+  + 1 shared expert per GPU, 32 redundant experts), average KV length 4,989 tokens, 20-22 output
+  tokens/s per user, about 14.8k output tokens/s per decode node and 73.7k input tokens/s per prefill
+  node (with the 56.3% of the input that hit the on-disk KV cache). 24 hours: 608B input tokens
+  (342B cache hits), 168B output tokens, 226.75 nodes on average. Request mix for the disaggregated
+  model (serving_disagg.size_pools): output/input = 168/608 and S_in + O/2 = 4,989, so S_in = 4,383 and
+  O = 1,212; the load is the day's average, 608e9 / 86,400 s / 4,383 = 1,606 requests/s.
 
 ``points()`` returns one dict per point (name, quantity, unit, published, ours, error, target, matched,
 book, source); ``error`` = ours/published - 1. ``matched`` says whether the point is inside its target;
@@ -65,6 +70,13 @@ DS_REDUNDANT = 32
 #: NVIDIA NIM 1.8.0, Llama-3.3-70b-instruct on 2 x H100 80G, fp8 TP2, 5000 input / 500 output, concurrency 1
 NIM_PROMPT = 5000.0
 NIM_TTFT_MS = 406.77
+DS_PREFILL_EP = 32
+DS_CACHE_HIT = 0.563
+DS_NODE_IN_TOK_PER_S = 73.7e3
+DS_PROMPT = 4383.0  # output/input = 168/608 and prompt + output/2 = 4,989 (module docstring)
+DS_OUTPUT = 1212.0
+DS_RATE_RPS = 608e9 / 86_400 / DS_PROMPT  # the day's average load
+DS_AVG_NODES = 226.75
 
 
 def hardware(gpu_id: str) -> dict:
@@ -165,20 +177,34 @@ def points() -> tuple[dict, ...]:
     ds = ENGINES.profile("deepseek-v3-infer")
     kw = dict(tp=1, ep=DS_EP, redundant_experts=DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
               ep_nodes=DS_NODES)
-    kv_ds = em.kv_capacity(DSV3, engine=ds, device_total_GiB=H800["device_total_GiB"], tp=1, ep=DS_EP,
-                           redundant_experts=DS_REDUNDANT, weight_precision="fp8")
-    cap = kv_ds["kv_tokens"] / DS_KV_LEN
-    best = sl.max_decode_batch(DSV3, hw=H800, engine=ds, context_tokens=DS_KV_LEN,
-                               tpot_target_s=1.0 / DS_USER_TOK_PER_S, batch_cap=cap, **kw)
-    gpus = H800_GPUS_PER_NODE = CATALOG.gpu("h800").gpus_per_node
-    out.append(_pt("deepseek-decode-node", f"decode output tok/s per node at 21 tok/s/user (batch {best['batch']:.0f}/GPU)",
-                   "tokens/s", DS_NODE_OUT_TOK_PER_S, best["tokens_per_s_per_gpu"] * gpus, 0.30,
-                   "open-infra-index day 6"))
+    pools = deepseek_pools()
+    H800_GPUS_PER_NODE = CATALOG.gpu("h800").gpus_per_node
+    out.append(_pt("deepseek-decode-node", "disaggregated: decode output tok/s per node at 21 tok/s/user "
+                   f"(batch {pools['decode_batch_per_rank']:.0f}/GPU)", "tokens/s", DS_NODE_OUT_TOK_PER_S,
+                   pools["decode_tokens_per_s_per_node"], 0.30, "open-infra-index day 6"))
+    out.append(_pt("deepseek-prefill-node", "disaggregated: prefill input tok/s per node, EP32, 56.3% cache hits "
+                   f"({pools['prefill_prompts_per_step']:.0f} prompts/step)", "tokens/s", DS_NODE_IN_TOK_PER_S,
+                   pools["prefill_input_tokens_per_s_per_node"], 0.30, "open-infra-index day 6"))
     b_pub = DS_NODE_OUT_TOK_PER_S / H800_GPUS_PER_NODE / DS_USER_TOK_PER_S
     d_pub = dt.decode_step(DSV3, batch=b_pub, context_tokens=DS_KV_LEN, hw=H800, engine=ds, **kw)
     out.append(_pt("deepseek-decode-tpot", f"TPOT at the published batch ({b_pub:.0f}/GPU = 14.8k/8/21)", "ms",
                    1e3 / DS_USER_TOK_PER_S, d_pub["tpot_s"] * 1e3, 0.30, "open-infra-index day 6"))
     return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def deepseek_pools() -> dict:
+    """serving_disagg.size_pools with the published deployment at the day's average load."""
+    from workbook.reference import serving_disagg as sd
+
+    ds = ENGINES.profile("deepseek-v3-infer")
+    kv = em.kv_capacity(DSV3, engine=ds, device_total_GiB=H800["device_total_GiB"], tp=1, ep=DS_EP,
+                        redundant_experts=DS_REDUNDANT, weight_precision="fp8")["kv_tokens"]
+    cap = sl.batch_capacity(engine=ds, kv_tokens=kv, prompt_tokens=DS_PROMPT, output_tokens=DS_OUTPUT)
+    return sd.size_pools(DSV3, hw=H800, engine=ds, arrival_rate_per_s=DS_RATE_RPS, prompt_tokens=DS_PROMPT,
+                         output_tokens=DS_OUTPUT, decode_batch_cap=cap, tpot_target_s=1.0 / DS_USER_TOK_PER_S,
+                         cache_hit_frac=DS_CACHE_HIT, tp=1, ep=DS_EP, prefill_ep=DS_PREFILL_EP,
+                         redundant_experts=DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0)
 
 
 def informational() -> list[dict]:
@@ -192,11 +218,12 @@ def informational() -> list[dict]:
             st = sl.steady_state(LLAMA70, hw=H100, engine=eng, prompt_tokens=SHAREGPT_PROMPT,
                                  output_tokens=SHAREGPT_OUTPUT, arrival_rate_per_s=rps, tp=4, kv_tokens=kv)
             rows.append({"name": f"ttft-{label}-rps{rps}", "unit": "ms", "published": value, "ours": st["ttft_s"] * 1e3})
-    ds = ENGINES.profile("deepseek-v3-infer")
-    pf = pt.prefill_time(DSV3, prompt_tokens=4096, batch=4, hw=H800, engine=ds, tp=1, ep=32, redundant_experts=32,
-                         weight_precision="fp8", chunk_tokens=16384)
-    rows.append({"name": "deepseek-prefill-node (computed tokens; 56.3% of the published input hit the disk cache)",
-                 "unit": "tokens/s", "published": 73.7e3 * (1 - 0.563), "ours": pf["tokens_per_s"] * 8})
+    pools = deepseek_pools()
+    rows.append({"name": "deepseek-prefill-node, computed (uncached) tokens", "unit": "tokens/s",
+                 "published": DS_NODE_IN_TOK_PER_S * (1 - DS_CACHE_HIT),
+                 "ours": pools["prefill_tokens_per_s_per_gpu"] * CATALOG.gpu("h800").gpus_per_node})
+    rows.append({"name": "deepseek nodes at the day's average load (both pools)", "unit": "nodes",
+                 "published": DS_AVG_NODES, "ours": pools["total_nodes"]})
     return rows
 
 

@@ -8,7 +8,9 @@ batch b0 and at 2·b0 (slope and intercept), the prefill terms (separate prefill
 that arrived during the scheduling window, or chunks mixed into decode at their marginal cost),
 then the new batch and whether the load saturates. The rows of a refinement after saturation
 carry the batch on and are not used. A blank arrival rate means offline: the group is loaded at
-its offline request rate. The rate is per serving group (the scenario's rate / replicas).
+its offline request rate. The rows' rate is per attention-DP rank (the scenario's rate / replicas /
+DP, workbook.reference.attention_dp: with EP > 1 each EP rank decodes its own requests), the batch
+a rank's; the group's throughput is DP times a rank's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from workbook.calc.serving_memory import engine_of
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_load as sl
+from workbook.reference.attention_dp import attention_dp_degree
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
 
@@ -61,6 +64,7 @@ def _terms_quantities(p: str, w: str) -> list[Q]:
 
 
 QUANTITIES = [
+    Q("srv_attention_dp", "ranks", "Attention-DP ranks of a serving group (EP: each EP rank attends its own requests)", _S),
     Q("srv_load_request_block_tokens", "tokens", "Tokens a running request occupies on average (S_in + O/2, whole blocks)", _S),
     Q("srv_load_batch_cap", "sequences", "Largest running batch: KV pool over the mean footprint, max_num_seqs", _S),
     Q("srv_load_batch_cap_used", "sequences", "Batch cap the load rows use (at least 1; the fit check fails below)", _S),
@@ -71,11 +75,11 @@ QUANTITIES = [
     Q("srv_off_s_per_request", "s", "Offline GPU time per request (prefill + its share of decode steps)", _S),
     Q("srv_offline_tokens_per_s", "tokens/s", "Offline output tokens/s of one serving group", _S),
     Q("srv_offline_rate_rps", "requests/s", "Offline request rate of one serving group", _S),
-    Q("srv_load_rate_rps", "requests/s", "Arrival rate per serving group (rate / replicas; blank = offline rate)", _S),
+    Q("srv_load_rate_rps", "requests/s", "Arrival rate per attention-DP rank (rate / replicas / DP; blank = offline rate)", _S),
     Q("srv_load_decode_steps_per_req", "steps", "Decode steps of a request after its first token (O − 1)", _S),
     *[q for r in range(1, REFINEMENTS + 1) for q in _refinement_quantities(r)],
     Q("srv_load_saturated_flag", "0/1", "Load saturates the group (queue grows; it runs at offline throughput)", _S),
-    Q("srv_load_batch", "sequences", "Requests in decode in steady state (the cap when saturated)", _S),
+    Q("srv_load_batch", "sequences", "Requests in decode on one attention-DP rank in steady state (the cap when saturated)", _S),
     Q("srv_ssf_b", "sequences", "Steady-state batch the final decode step runs at (at least 1)", _S),
     *decode_quantities("srv_ssf", "in steady state"),
     *prefill_quantities("srv_ssfpf", "in steady state, of the prompts arriving in one window"),
@@ -127,8 +131,11 @@ def compute(ctx: Context) -> dict[str, float]:
                                 **skw)
     per_step = max(1.0, math.floor(eng.max_num_batched_tokens / p))
     offpf = prefill_values(ctx, "srv_offpf", per_step, float(max(eng.max_num_batched_tokens, p)))
-    lam = off["request_rate_per_s"] if inf.arrival_rate_rps is None else inf.arrival_rate_rps / inf.replicas
+    dp = attention_dp_degree(ep=inf.ep)
+    lam_group = off["request_rate_per_s"] if inf.arrival_rate_rps is None else inf.arrival_rate_rps / inf.replicas
+    lam = lam_group / dp
     out = {
+        "srv_attention_dp": float(dp),
         "srv_load_request_block_tokens": float(per),
         "srv_load_batch_cap": cap,
         "srv_load_batch_cap_used": cap_used,
@@ -136,7 +143,7 @@ def compute(ctx: Context) -> dict[str, float]:
         **offpf,
         "srv_offpf_chunk": float(max(eng.max_num_batched_tokens, p)),
         "srv_off_pf_s_per_token": off["prefill_s_per_token"],
-        "srv_off_s_per_request": O / off["throughput_tok_per_s"],
+        "srv_off_s_per_request": dp * O / off["throughput_tok_per_s"],
         "srv_offline_tokens_per_s": off["throughput_tok_per_s"],
         "srv_offline_rate_rps": off["request_rate_per_s"],
         "srv_load_rate_rps": lam,
@@ -160,7 +167,7 @@ def compute(ctx: Context) -> dict[str, float]:
         out.update({f"{pre}_b0": b0, f"{pre}_b2": 2 * b0, **decode_values(f"{pre}_lo", lo),
                     **decode_values(f"{pre}_hi", hi), f"{pre}_slope": s, f"{pre}_intercept": a, **pf, **terms,
                     f"{pre}_c": c, f"{pre}_denom": denom, f"{pre}_stop": stop, f"{pre}_batch": B, f"{pre}_sat": sat})
-    st = sl.steady_state(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, arrival_rate_per_s=lam,
+    st = sl.steady_state(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, arrival_rate_per_s=lam_group,
                          tp=inf.tp, ep=inf.ep, **skw)
     fin = decode(ctx, max(st["batch"], 1.0), ctx_tok)
     pf = prefill_values(ctx, "srv_ssfpf", _window_batch(ctx, lam, fin["step_s"]), float(eng.prefill_chunk_tokens))

@@ -37,15 +37,18 @@ def prefill_quantities(prefix: str, what: str) -> list[Q]:
     return [Q(f"{prefix}_{suf}", unit, f"Prefill {what}: {label}", _S) for suf, unit, label in PREFILL_ROWS]
 
 
-def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float) -> dict[str, float]:
-    """The eleven rows of prefill_time for ``batch`` prompts of the scenario's prompt length; the
-    reference gives the total, the chunk rows are its per-chunk terms."""
+def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float, *, prompt_tokens: float | None = None,
+                   cached_tokens: float = 0.0, ep: int | None = None) -> dict[str, float]:
+    """The eleven rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
+    ``prompt_tokens`` new tokens after ``cached_tokens`` cached ones, at EP ``ep``: the disaggregated
+    prefill pool); the reference gives the total, the chunk rows are its per-chunk terms."""
     inf = ctx.s.inference
     shape = model_shape(ctx.model)
-    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
-              redundant_experts=inf.redundant_experts)
-    S = float(inf.prompt_tokens)
-    total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, **kw)
+    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep if ep is None else ep,
+              weight_precision=inf.weight_precision, redundant_experts=inf.redundant_experts)
+    S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
+    total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
+                            **kw)
     T, n = total["tokens"], total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
     full = _chunk(ctx, shape, kw, tc=chunk_tokens, T=T, n=n, batch=batch, attn_s=total["attention_s"])
@@ -66,18 +69,18 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
                                                  prefill_weight_read_bytes)
     from workbook.units import GB, TERA
 
-    inf, hw, eng = ctx.s.inference, kw["hw"], kw["engine"]
+    inf, hw, eng, ep = ctx.s.inference, kw["hw"], kw["engine"], kw["ep"]
     L, d, tp = shape.layers, shape.d_model, inf.tp
     kind = dt.layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
     peak = dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"]
-    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=inf.ep, weight_precision=inf.weight_precision,
+    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, weight_precision=inf.weight_precision,
                                   redundant_experts=inf.redundant_experts)
     head = 2.0 * d * shape.vocab / tp * batch / n
-    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=inf.ep) * tc + head) / peak)
+    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head) / peak)
     n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0
     ar = L * n_ar * dt.allreduce_time_s(message_bytes=tc * d * 2.0, tp=tp, hw=hw, engine=eng)
-    ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if inf.ep > 1 else tp)
+    ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
     elem = tc * (PREFILL_ELEM_PASSES_D * d + PREFILL_ELEM_PASSES_FFN * ffn_local) * 2.0 / bw
     small = max(L * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6, L * elem)
     kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)

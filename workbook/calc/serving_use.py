@@ -11,7 +11,7 @@ _S = "docs/serving.md"
 
 QUANTITIES = [
     Q("srv_engine_model_flag", "0/1", "Serving model in use is the engine model (1) or the book's (0)", _S),
-    Q("srv_num_gpus", "GPUs", "Serving GPUs, engine model (TP x EP per group x replicas)", _S),
+    Q("srv_num_gpus", "GPUs", "Serving GPUs, engine model (TP x EP per group x replicas; disaggregated: both pools)", _S),
     Q("srv_gpus_in_use", "GPUs", "Serving GPUs in use (engine: TP x EP x replicas; book: TP x replicas)", _S),
     Q("srv_engine_ttft_ms", "ms", "Engine TTFT: under the load, or of one prompt on an idle engine when offline", _S),
     Q("srv_ttft_ms_in_use", "ms", "Time to first token in use (engine or book model)", _S),
@@ -35,15 +35,20 @@ QUANTITIES = [
 def compute(ctx: Context) -> dict[str, float]:
     inf, q = ctx.s.inference, ctx.q
     engine = inf.serving_model == "engine"
-    n_eng = float(inf.tp * inf.ep * inf.replicas)
+    dis = q["srv_dis_flag"]  # disaggregated pools (serving_disagg) replace the colocated group
+    n_eng = q["srv_dis_gpus"] if dis == 1 else float(inf.tp * inf.ep * inf.replicas)
     n_use = n_eng if engine else float(q["infer_num_gpus"])
-    ttft_eng = q["srv_ttft_idle_ms"] if inf.arrival_rate_rps is None else q["srv_load_ttft_ms"]
+    ttft_eng = q["srv_dis_ttft_ms"] if dis == 1 else (
+        q["srv_ttft_idle_ms"] if inf.arrival_rate_rps is None else q["srv_load_ttft_ms"])
     ttft = ttft_eng if engine else q["ttft_ms"]
-    tpot = q["srv_load_tpot_ms"] if engine else q["tpot_ms"]
-    per_gpu = q["srv_load_tokens_per_s_per_gpu"] if engine else q["decode_tokens_per_s_total"] / q["infer_num_gpus"]
+    tpot_eng = q["srv_dis_tpot_ms"] if dis == 1 else q["srv_load_tpot_ms"]
+    tpot = tpot_eng if engine else q["tpot_ms"]
+    per_gpu_eng = q["srv_dis_tokens_per_s_per_gpu"] if dis == 1 else q["srv_load_tokens_per_s_per_gpu"]
+    per_gpu = per_gpu_eng if engine else q["decode_tokens_per_s_total"] / q["infer_num_gpus"]
     measured = inf.measured_tokens_per_s_per_gpu
-    total_model = q["srv_load_tokens_per_s"] * inf.replicas if engine else q["decode_tokens_per_s_total"]
-    unstable = float(engine and inf.arrival_rate_rps is not None and q["srv_load_saturated_flag"] == 1)
+    total_eng = q["srv_dis_tokens_per_s"] if dis == 1 else q["srv_load_tokens_per_s"] * inf.replicas
+    total_model = total_eng if engine else q["decode_tokens_per_s_total"]
+    unstable = float(engine and dis == 0 and inf.arrival_rate_rps is not None and q["srv_load_saturated_flag"] == 1)
     return {
         "srv_engine_model_flag": float(engine),
         "srv_num_gpus": n_eng,

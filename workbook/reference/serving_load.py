@@ -24,6 +24,10 @@ and solves in closed form,
 number of times (``refinements``, 4 by default: no convergence loop). The load is stable while
 1 − c·s > 0, rho < 1 and B fits the KV pool and max_num_seqs; above that the queue grows
 (``saturated``) and the group runs at its offline throughput. Throughput = lambda·O tokens/s.
+
+With EP > 1 every EP rank is an attention-DP rank (workbook.reference.attention_dp): the equations
+above hold per rank, at lambda/DP, with B the rank's batch (decode_step's ``batch``); the group's
+requests are DP·B and its throughput DP times one rank's.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from workbook.reference.attention_dp import attention_dp_degree, group_requests, rank_rate
 from workbook.reference.decode_time import decode_step
 from workbook.reference.engine_memory import concurrent_requests
 from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time
@@ -94,13 +99,14 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                  ) -> dict[str, float]:
     """Steady state of one serving group at ``arrival_rate_per_s`` (module docstring).
 
-    Returns batch (requests decoding), decode_step_s, tpot_s, ttft_s, e2e_s, prefill_busy_frac,
-    throughput_tok_per_s (output tokens of the group), per_gpu_tok_per_s, batch_cap and saturated (0/1).
+    Returns batch (requests decoding on one attention-DP rank), batch_group (DP x batch), decode_step_s,
+    tpot_s, ttft_s, e2e_s, prefill_busy_frac, throughput_tok_per_s (output tokens of the group),
+    per_gpu_tok_per_s, batch_cap (per rank) and saturated (0/1). ``kv_tokens`` is one rank's pool.
     """
     _pos(arrival_rate_per_s=arrival_rate_per_s, tp=tp, ep=ep)
     if refinements < 1:
         raise ValueError("refinements must be >= 1")
-    lam, p, O = arrival_rate_per_s, prompt_tokens, output_tokens
+    lam, p, O = rank_rate(group_rate_per_s=arrival_rate_per_s, ep=ep), prompt_tokens, output_tokens
     ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
     dkw = dict(hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
                weight_precision=weight_precision, kv_precision=kv_precision,
@@ -144,9 +150,10 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                                  query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=tokens_per_step,
                                  ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)["throughput_tok_per_s"]
     else:
-        thr = lam * O
+        thr = group_requests(rank_requests=lam, ep=ep) * O
     return {
         "batch": B,
+        "batch_group": group_requests(rank_requests=B, ep=ep),
         "batch_cap": cap,
         "decode_step_s": t_d,
         "tpot_s": tpot,
@@ -168,7 +175,9 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
     """Output tokens/s of a group with every request queued (rate = inf): the batch runs at its cap and
     the prompts are prefilled at the engine's token budget (separate) or at the marginal cost (mixed).
 
-        time per request = S_in·t_pf_token + O·t_d(B_cap)/B_cap,   throughput = O / time per request
+        time per request = S_in·t_pf_token + O·t_d(B_cap)/B_cap,   throughput = DP·O / time per request
+
+    (one attention-DP rank's figure times the DP ranks, attention_dp; ``batch`` is a rank's).
     """
     p, O = prompt_tokens, output_tokens
     ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
@@ -189,7 +198,7 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
         t_pf_tok = marginal_prefill_s_per_token(shape, prompt_tokens=p, hw=hw, engine=engine, tp=tp, ep=ep,
                                                 weight_precision=weight_precision)
     per_req = p * t_pf_tok + O * d["step_s"] / (B * tokens_per_step)
-    thr = O / per_req
+    thr = attention_dp_degree(ep=ep) * O / per_req
     return {
         "batch": B,
         "decode_step_s": d["step_s"],

@@ -234,6 +234,15 @@ class InferenceInputs(_Strict):
     ep_overlap_frac: float = In(0.0, title="Serving EP overlap", unit="fraction", example=1.0, ge=0, le=1,
                                 desc="Share of the serving EP all-to-all hidden under the step's GPU work",
                                 note="DeepSeek's two micro-batches: 1; 0 = none")
+    disaggregated: OnOff = In("off", title="Disaggregated serving", unit="choice", example="on",
+                              desc="Separate prefill and decode pools sized from the load (engine model)",
+                              note="docs/serving.md Disaggregated serving; DeepSeek day 6")
+    prefill_ep: Optional[int] = In(None, title="Prefill EP", unit="GPUs", example=32, ge=1, le=1024,
+                                   desc="Expert-parallel degree of one prefill instance (disaggregated)",
+                                   note="blank = Serving EP; the decode pool uses Serving TP x EP")
+    cache_hit_frac: float = In(0.0, title="Prefix cache hits", unit="fraction", example=0.563, ge=0, le=0.99,
+                               desc="Share of prompt tokens whose KV is found in a prefix cache (not recomputed)",
+                               note="disaggregated prefill pool; DeepSeek day 6: 0.563")
     memory_fraction: Optional[float] = In(None, title="Engine memory fraction", unit="fraction", example=0.9,
                                           ge=0.01, le=1, desc="Engine memory fraction (vLLM gpu_memory_utilization, "
                                           "SGLang mem_fraction_static)", note="blank = the engine profile's")

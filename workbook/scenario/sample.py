@@ -111,7 +111,8 @@ def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu, fp8: bool) -> 
 
 
 def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> dict:
-    """The serving-engine inputs: engine model for three scenarios in four, every profile in turn."""
+    """The serving-engine inputs: engine model for three scenarios in four, every profile in turn;
+    disaggregated pools for one scenario in three."""
     experts = int(model.n_routed_experts or 0) if model.moe else 0
     return {
         "serving_model": "book" if i % 4 == 3 else "engine",
@@ -124,6 +125,10 @@ def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> di
         "measured_tokens_per_s_per_gpu": rng.choice([None, None, None, 500.0]),
         "redundant_experts": rng.choice([0, 8]) if experts else 0,
         "ep_overlap_frac": rng.choice([0.0, 0.5, 1.0]),
+        # disaggregated pools (drawn from i, so the random stream above is unchanged)
+        "disaggregated": "on" if i % 3 == 1 else "off",
+        "prefill_ep": [None, 1, 2, 8][i % 4] if not experts or experts % 8 == 0 else None,
+        "cache_hit_frac": [0.0, 0.3, 0.6][i % 3],
     }
 
 

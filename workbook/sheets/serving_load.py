@@ -62,6 +62,7 @@ def _refinement(r: int) -> dict[str, str]:
 _LAST = f"srv_ss{REFINEMENTS}"
 
 ITEMS = {
+    "srv_attention_dp": "={inference.ep}",
     "srv_load_request_block_tokens": "=ROUNDUP({decode_context_tokens}/{srv_eng_block_size_tokens}-c_srv_floor_eps,0)"
     "*{srv_eng_block_size_tokens}",
     "srv_load_batch_cap": "=MIN(INT({srv_kv_tokens}/{srv_load_request_block_tokens}+c_srv_floor_eps),"
@@ -73,10 +74,10 @@ ITEMS = {
     "srv_off_pf_s_per_token": f"=IF({_SEP},{{srv_offpf_prefill_s}}/({{srv_offpf_batch}}*{_P}),"
     "{srv_marginal_prefill_s_per_token})",
     "srv_off_s_per_request": f"={_P}*{{srv_off_pf_s_per_token}}+{_O}*{{srv_off_step_s}}/{{srv_load_batch_cap_used}}",
-    "srv_offline_tokens_per_s": f"={_O}/{{srv_off_s_per_request}}",
+    "srv_offline_tokens_per_s": f"={{srv_attention_dp}}*{_O}/{{srv_off_s_per_request}}",
     "srv_offline_rate_rps": f"={{srv_offline_tokens_per_s}}/{_O}",
     "srv_load_rate_rps": "=IF(ISBLANK({inference.arrival_rate_rps}),{srv_offline_rate_rps},"
-    "{inference.arrival_rate_rps}/{inference.replicas})",
+    "{inference.arrival_rate_rps}/{inference.replicas})/{srv_attention_dp}",
     "srv_load_decode_steps_per_req": f"=MAX({_O}-1,0)",
     **{k: v for r in range(1, REFINEMENTS + 1) for k, v in _refinement(r).items()},
     "srv_load_saturated_flag": f"={{{_LAST}_sat}}",
@@ -90,6 +91,7 @@ ITEMS = {
     "srv_load_tpot_ms": "={srv_ssf_step_s}/(1-{srv_load_prefill_busy_frac})*c_ms_per_s",
     "srv_load_ttft_ms": "=IF({srv_load_saturated_flag}=1,0,({srv_ssf_waits}*{srv_ssf_step_s}+{srv_ssf_fixed})"
     "*c_ms_per_s)",
-    "srv_load_tokens_per_s": f"=IF({{srv_load_saturated_flag}}=1,{{srv_offline_tokens_per_s}},{_LAM}*{_O})",
+    "srv_load_tokens_per_s": f"=IF({{srv_load_saturated_flag}}=1,{{srv_offline_tokens_per_s}},"
+    f"{_LAM}*{_O}*{{srv_attention_dp}})",
     "srv_load_tokens_per_s_per_gpu": "={srv_load_tokens_per_s}/({inference.tp}*{inference.ep})",
 }

@@ -25,19 +25,27 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     }
 
 
-def prefill_items(prefix: str, batch: str, chunk: str) -> dict[str, str]:
-    """Formulas of one prefill of ``batch`` prompts (a formula) at chunk size ``{chunk}`` (a row name)."""
-    p, c = prefix, "{" + chunk + "}"
-    return {
+def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cached: str | None = None,
+                  rows: dict[str, str] | None = None) -> dict[str, str]:
+    """Formulas of one prefill of ``batch`` prompts (a formula) at chunk size ``{chunk}`` (a row name).
+    ``prompt`` / ``cached`` (row references) give new and cached tokens per prompt (default: the
+    scenario's prompt, none cached); ``rows`` renames the EP-dependent rows read (old -> new row name)
+    for a prefill pool at another EP."""
+    p, c, S = prefix, "{" + chunk + "}", prompt
+    ctx = f"{S}/c_two" if cached is None else f"({S}/c_two+{cached})"
+    out = {
         f"{p}_batch": batch,
-        f"{p}_tokens": f"={{{p}_batch}}*{_S}",
+        f"{p}_tokens": f"={{{p}_batch}}*{S}",
         f"{p}_chunks": f"=MAX(1,ROUNDUP({{{p}_tokens}}/{c}-c_srv_floor_eps,0))",
         f"{p}_last_tokens": f"=MIN({c},{{{p}_tokens}}-({{{p}_chunks}}-1)*{c})",
-        f"{p}_attn_s": f"={{{p}_batch}}*{{srv_attn_FLOP_per_ctx_token}}*{_S}*{_S}/c_two/{{srv_attn_FLOPS}}",
+        f"{p}_attn_s": f"={{{p}_batch}}*{{srv_attn_FLOP_per_ctx_token}}*{S}*{ctx}/{{srv_attn_FLOPS}}",
         **_chunk_items(p, "full", c),
         **_chunk_items(p, "last", f"{{{p}_last_tokens}}"),
         f"{p}_prefill_s": f"=({{{p}_chunks}}-1)*{{{p}_full_s}}+{{{p}_last_s}}",
     }
+    for old, new in (rows or {}).items():
+        out = {k: v.replace("{" + old + "}", "{" + new + "}") for k, v in out.items()}
+    return out
 
 
 ITEMS = {
