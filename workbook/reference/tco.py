@@ -10,16 +10,11 @@ cooling $2-4M a month, the 3-year TCO is $1.63-1.80 per GPU-hour (spec ERRATUM 2
 
 from __future__ import annotations
 
+from workbook.reference.train_cost import _nonneg
 from workbook.reference.training import ceil_count
 from workbook.units import HOURS_PER_YEAR
 
 MONTHS_PER_YEAR = 12.0
-
-
-def _nonneg(**values: float) -> None:
-    for name, v in values.items():
-        if v is None or v < 0:
-            raise ValueError(f"{name} must be >= 0, got {v!r}")
 
 
 def switch_count(*, nodes: float, nics_per_node: float, switch_ports: float, switch_ports_per_nic: float = 1.0) -> int:
