@@ -67,6 +67,7 @@ def test_year_table_equals_the_reference_and_reconciles(sc):
     assert q[tco_years.key(last, "rent_cumulative")] == pytest.approx(q["tco_rent_total_usd"], rel=1e-12)
     assert q[tco_years.key(1, "cash")] == q["tco_capex_usd"] + q[tco_years.key(1, "opex")]
     assert [q[tco_years.key(k, "frac")] for k in tco_years.YEARS] == [1, 1, 1] + [0] * (last - 3)
+    assert q["check_tco_reconciles"] == 0  # Checks sheet: the table's cumulative = capex + opex x years
 
 
 def test_a_part_year_horizon():
