@@ -150,13 +150,20 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
     w.text(sheet, row, 0, "Year", "header", "header")
     for col, (head, _) in enumerate(columns, start=1):
         w.text(sheet, row, col, head, "header", "header")
-    for k in YEARS:
+    names = {s: [("tco_capex_usd" if k == 1 else None) if s == "capex" else key(k, s) for k in YEARS]
+             for _, s in columns}
+    # one number format per column, from all its years (whole dollars down the column, not $0.00 past the horizon)
+    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[0][n] for n in ns if n])
+            for s, ns in names.items()}
+    for j, k in enumerate(YEARS):
         row += 1
         w.text(sheet, row, 0, f"Year {k}", "label", "label")
         for col, (_, series) in enumerate(columns, start=1):
-            name = ("tco_capex_usd" if k == 1 else None) if series == "capex" else key(k, series)
-            if name is not None:
-                _link(w, sheet, row, col, name, results, unit="fraction" if series == "frac" else "USD")
+            name = names[series][j]
+            if name is not None:  # capex: the one-off in year 1 only
+                w.formula(sheet, row, col, "=" + _ref(w, name), results[0][name], "link", key=name,
+                          num_format=fmts[series])
+    w.fit_columns(sheet, 1, len(columns), 12, 18)
     return row
 
 
