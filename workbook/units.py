@@ -71,6 +71,7 @@ UNITS: dict[str, str] = {
     "USD/switch": "US dollars per switch",
     "USD/kWh": "US dollars per kilowatt-hour",
     "USD/GB": "US dollars per GB transferred",
+    "USD/TB-month": "US dollars per terabyte stored for a month",
     # shares, ratios, flags
     "fraction": "a share (shown as a percentage)",
     "x": "a ratio or multiplier (times)",

@@ -46,6 +46,8 @@ SHEETS: dict[str, str] = {
     "serving_max_load": "Inference",
     "cost": "Cost",
     "sensitivity": "Sensitivity",
+    "tco": "TCO",  # after Sensitivity: it reads the owned power per year
+    "tco_years": "TCO",
     "checks": "Checks",
     "input_checks": "Checks",
     "status": "Checks",

@@ -11,6 +11,10 @@ serving or both; a check that does not apply is 0.
 from __future__ import annotations
 
 from workbook.calc.base import Context, Q
+from workbook.calc.tco_years import YEARS, key
+
+#: the TCO table's last cumulative cash out (calc.tco_years), reconciled with the TCO total
+TCO_LAST_CUMULATIVE = key(YEARS[-1], "cumulative")
 
 #: relative tolerance of the reconciliation checks (also the workbook constant c_check_rel_tol)
 CHECK_REL_TOL = 1e-9
@@ -29,6 +33,8 @@ HARD = [
     ("check_gpu_count", "GPU count: cost priced on the GPUs procured (whole nodes, at least the job's)", "17.5.4",
      "training"),
     ("check_cost_reconciles", "Training cost = GPU-hours x price per GPU-hour", "17.5.9", "training"),
+    ("check_tco_reconciles", "Owned TCO by year adds up: cash out over the years = capex + opex x years",
+     "17.9.3", "training"),
     ("check_infer_memory_fits", "Serving memory per GPU fits the HBM (serving model in use)", "17.4.11", "serving"),
     ("check_decode_is_max", "Decode step time is the larger of its compute and memory times", "17.8.3", "serving"),
     ("check_serving_load_stable", "Serving: the arrival rate is below what the group sustains (engine model)",
@@ -84,6 +90,7 @@ def _raw(ctx: Context) -> dict[str, float]:
         "check_within_budget": 1.0 - q["within_budget_flag"],
         "check_gpu_count": 0.0 if (q["train_gpus_billed"] == buy and buy >= t.num_gpus and buy % gpn == 0) else 1.0,
         "check_cost_reconciles": _off(q["train_cost_usd"], q["train_gpu_hours"] * q["gpu_hour_usd"]),
+        "check_tco_reconciles": _off(q["tco_total_usd"], q[TCO_LAST_CUMULATIVE]),
         "check_infer_memory_fits": 1.0 - q["srv_fits_in_use_flag"],
         "check_decode_is_max": _off(q["tpot_ms"], max(q["decode_compute_ms"], q["decode_memory_ms"])),
         "check_serving_load_stable": q["srv_load_unstable_flag"],

@@ -32,6 +32,9 @@ ServingModel = Literal["engine", "book"]
 #: the default serving-engine profile (catalog/engines.yaml)
 DEFAULT_ENGINE = "vllm-0.10"
 Purpose = Literal["both", "training", "serving"]
+#: the longest TCO horizon (cost.depreciation_years): the TCO sheet has one row per year up to it (GPU servers
+#: are written off over 3-6 years; spec 17.5.9 and 17.9.3 use 3)
+TCO_MAX_YEARS = 10
 
 
 def In(default, *, title: str, unit: str, example, desc: str, note: str = "", required_if: str = "",
@@ -278,6 +281,9 @@ class NetworkInputs(_Strict):
     pcie_direction_factor: Optional[float] = In(None, title="PCIe direction factor", unit="x", example=1,
                                                 ge=0.1, le=1, desc="Factor on the quoted PCIe figure",
                                                 note="1 = book convention, 0.5 = one direction; blank = default")
+    switch_ports: Optional[int] = In(None, title="Switch ports", unit="count", example=64, ge=1, le=4096,
+                                     desc="Ports per network switch (prices the switches, TCO sheet)",
+                                     note="blank = default")
 
 
 class StorageInputs(_Strict):
@@ -320,7 +326,8 @@ class CostInputs(_Strict):
     server_capex_usd: Optional[float] = In(None, title="Server capex", unit="USD", example=250000, ge=0, le=1e9,
                                            desc="Capex per server", note="blank = default")
     depreciation_years: Optional[float] = In(None, title="Depreciation period", unit="years", example=4, ge=0.5,
-                                             le=30, desc="Depreciation period", note="blank = default")
+                                             le=TCO_MAX_YEARS, desc="Depreciation period (the TCO horizon)",
+                                             note="blank = default; the TCO sheet has one row per year up to the maximum")
     api_usd_per_1M_tokens: float = In(10.0, title="API price", unit="USD/1M tokens", example=10, ge=0, le=1e4,
                                       desc="API price compared against, per 1M output tokens",
                                       note="GPT-4o 10, spec 17.8.11")
@@ -335,6 +342,17 @@ class CostInputs(_Strict):
     contingency_frac: float = In(0.0, title="Contingency", unit="fraction", example=0.1, ge=0, le=1,
                                  desc="Contingency on the training cost, shown apart from it",
                                  note="0 = none; Sensitivity sheet")
+    ib_switch_usd: Optional[float] = In(None, title="Switch price", unit="USD/switch", example=50000, ge=0, le=1e8,
+                                        desc="Price per network switch", note="blank = default")
+    storage_usd_per_TB_month: Optional[float] = In(None, title="Storage price", unit="USD/TB-month", example=30, ge=0,
+                                                   le=1e5, desc="Storage price per TB-month (owned, kept all horizon)",
+                                                   note="blank = default")
+    staff_usd_per_year: float = In(0.0, title="Staff cost", unit="USD/year", example=500000, ge=0, le=1e10,
+                                   desc="Staff cost of running the owned cluster, per year",
+                                   note="0 = not given")
+    support_frac_of_capex_per_year: float = In(0.0, title="Support share", unit="fraction", example=0.08, ge=0,
+                                               le=1, desc="Vendor support per year as a share of the hardware capex",
+                                               note="0 = not given")
 
 
 class Scenario(_Strict):

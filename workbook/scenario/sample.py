@@ -7,7 +7,7 @@ MFU given for even i, a measured TFLOP/s for every fifth i) with the step model'
 layers, overlaps) from a second random stream and the MFU peak basis and measured rate from a third, so
 the other fields stay those of earlier versions. The serving-engine inputs
 (serving model, engine profile, serving EP, memory fraction, load, targets, measured throughput)
-come from a fourth stream.
+come from a fourth stream, the TCO inputs (horizon, storage price, staff, support) from a fifth.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     rng_step = random.Random(f"{seed}-step")
     rng_mfu = random.Random(f"{seed}-mfu")
     rng_srv = random.Random(f"{seed}-serving")
+    rng_tco = random.Random(f"{seed}-tco")
     engines = sorted(p.id for p in catalog.engines.profiles) if catalog.engines is not None else ["vllm-0.10"]
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
@@ -92,9 +93,21 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
             cost={
                 "price_basis": rng.choice(bases),
                 "budget_usd": rng.choice([None, 1e6, 5e7]),
+                **_tco_fields(rng_tco),
             },
         ))
     return out
+
+
+def _tco_fields(rng: random.Random) -> dict:
+    """The owned-cluster inputs of the TCO sheet (a stream of their own): a part-year horizon, a storage price,
+    staff and support, or the defaults."""
+    return {
+        "depreciation_years": rng.choice([None, 2.5, 5.0]),
+        "storage_usd_per_TB_month": rng.choice([None, 10.0]),
+        "staff_usd_per_year": rng.choice([0.0, 2e6]),
+        "support_frac_of_capex_per_year": rng.choice([0.0, 0.08]),
+    }
 
 
 def _mfu_fields(rng: random.Random, i: int, time_model: str, gpu, fp8: bool) -> dict:

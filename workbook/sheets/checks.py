@@ -2,7 +2,7 @@
 in error upstream) shows 1, never an error value; a check that does not apply to the scenario's
 purpose shows 0."""
 
-from workbook.calc.checks import CHECK_REL_TOL, HARD, WARNINGS
+from workbook.calc.checks import CHECK_REL_TOL, HARD, TCO_LAST_CUMULATIVE, WARNINGS
 
 CONSTANTS = [
     ("check_rel_tol", CHECK_REL_TOL, "fraction", "Relative tolerance of reconciliation checks", "workbook-rules §11"),
@@ -23,6 +23,8 @@ _EXPR = {
     "MOD({plan_gpus_to_buy},{gpu_gpus_per_node})=0),0,1)",
     "check_cost_reconciles": "IF(ABS({train_cost_usd}-{train_gpu_hours}*{gpu_hour_usd})"
     ">c_check_rel_tol*ABS({train_cost_usd}),1,0)",
+    "check_tco_reconciles": "IF(ABS({tco_total_usd}-{" + TCO_LAST_CUMULATIVE + "})"
+    ">c_check_rel_tol*ABS({tco_total_usd}),1,0)",
     "check_infer_memory_fits": "1-{srv_fits_in_use_flag}",
     "check_decode_is_max": "IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
     "check_serving_load_stable": "{srv_load_unstable_flag}",

@@ -38,6 +38,7 @@ SHEET_ORDER = [
     "Inference",
     "Cost",
     "Sensitivity",
+    "TCO",
     "Checks",
     "Changelog",
     "Manifest",

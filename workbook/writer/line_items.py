@@ -42,6 +42,8 @@ BLOCK_TITLES = {
     "inference": "Inference latency and throughput (17.8)",
     "cost": "Cost (17.5.9, 17.8.11, 17.9)",
     "sensitivity": "Sensitivity: one-way, -/+ the step; switching values at the budget and the deadline (issue 9)",
+    "tco": "Owned cluster over the TCO horizon: servers, network, storage, power, staff, support; rent beside (17.9.3)",
+    "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
     "input_checks": "Input checks (0 = the Plan cell holds an allowed value; Notes: the input's key on Plan)",
     "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
     "status": "Status of each scenario (input errors first, then hard checks)",

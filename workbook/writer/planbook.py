@@ -60,12 +60,17 @@ _REC = [
         ("Budget", "sens_budget_usd", "USD"),
         ("Budget headroom (against the larger of run and target window)", "budget_headroom_usd", "USD"),
         ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h")]),
-    ("The ask: buy (capex in year 1, opex every year)", [
-        ("Hardware capex (one-off, year 1)", "train_capex_usd", "USD"),
-        ("Power with PUE per year, 24/7 (opex, each year)", "own_power_per_year_usd", "USD/year"),
-        ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
-        ("Years (depreciation period)", "cost_depreciation_years", "years"),
-        ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
+    ("The ask: buy (capex in year 1, opex every year; by year below)", [
+        ("Servers (capex, one-off, year 1)", "tco_server_capex_usd", "USD"),
+        ("Network switches (capex, one-off, year 1)", "tco_network_capex_usd", "USD"),
+        ("Hardware capex (one-off, year 1)", "tco_capex_usd", "USD"),
+        ("Opex per year: power with PUE, storage, staff, support", "tco_opex_per_year_usd", "USD/year"),
+        ("Depreciation per year", "tco_depreciation_per_year_usd", "USD/year"),
+        ("Years (TCO horizon = depreciation period)", "tco_years", "years"),
+        ("TCO over the horizon (capex + opex x years)", "tco_total_usd", "USD"),
+        ("All-in TCO per GPU-hour", "tco_all_in_usd_per_gpu_hour", "USD/GPU-h"),
+        ("Contingency on the TCO (apart from it)", "tco_contingency_usd", "USD"),
+        ("Rent of the same GPUs 24/7 over the horizon (alternative)", "tco_rent_total_usd", "USD"),
         ("Owned cost of this run (power + depreciation over its days)", "self_build_total_usd", "USD"),
         ("Months of 24/7 use to break even on buying (0 = never)", "break_even_months_24x7", "months")]),
     ("What it buys", [
@@ -74,6 +79,7 @@ _REC = [
         ("Nodes", "plan_nodes", "nodes"),
         ("Network: NICs per node", "net_nics_per_node", "count"),
         ("Network: NIC line rate", "net_nic_Gbps", "Gbit/s"),
+        ("Network: switches", "tco_switches", "count"),
         ("Storage: dataset, checkpoints and logs", "storage_total_TB", "TB")]),
     ("What it delivers", [
         ("Training days (time model in use)", "train_days", "days"),
@@ -107,6 +113,7 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
             _link(w, sheet, row, 1, name, results, unit=unit, cached=_cached(name, results, plan))
             w.text(sheet, row, 2, unit, "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    row = _write_ask_by_year(w, sheet, row, results)
     last = row
     # beside the plan: the alternatives (every scenario column), so the page holds both
     row, col0 = HEAD, 5  # the names share the table's header row
@@ -125,6 +132,48 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     w.ws[sheet].set_column(col0 + 1, col0 + len(names), 20)
     row = srv.write_serving_block(w, names, results, plan, max(row, last) + 2)
     w.finish_sheet(sheet, 5 + len(names), row)
+
+
+#: the ask by year (Recommendation): heading, series of workbook.calc.tco_years ("capex": year 1 only)
+_ASK_BY_YEAR = (("Capex", "capex"), ("Opex", "opex"), ("Rent 24/7 (alternative)", "rent"))
+#: the year-by-year table (Cost Breakdown)
+_BY_YEAR = (("Share in service", "frac"), ("Capex", "capex"), ("Power with PUE", "power"), ("Storage", "storage"),
+            ("Staff", "staff"), ("Support", "support"), ("Opex", "opex"), ("Depreciation", "depreciation"),
+            ("Cash out", "cash"), ("Cumulative", "cumulative"), ("Rent 24/7", "rent"),
+            ("Rent cumulative", "rent_cumulative"))
+
+
+def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, results: list[dict]) -> int:
+    """Years 1..TCO_MAX_YEARS as rows, one column per series: links to the TCO sheet's per-year rows of the
+    recommended column (capex: the one-off in year 1, blank after). Returns the last row written."""
+    from workbook.calc.tco_years import YEARS, key
+
+    row += 2
+    w.text(sheet, row, 0, title, "block", "label")
+    row += 1
+    w.text(sheet, row, 0, "Year", "header", "header")
+    for col, (head, _) in enumerate(columns, start=1):
+        w.text(sheet, row, col, head, "header", "header")
+    names = {s: [("tco_capex_usd" if k == 1 else None) if s == "capex" else key(k, s) for k in YEARS]
+             for _, s in columns}
+    # one number format per column, from all its years (whole dollars down the column, not $0.00 past the horizon)
+    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[0][n] for n in ns if n])
+            for s, ns in names.items()}
+    for j, k in enumerate(YEARS):
+        row += 1
+        w.text(sheet, row, 0, f"Year {k}", "label", "label")
+        for col, (_, series) in enumerate(columns, start=1):
+            name = names[series][j]
+            if name is not None:  # capex: the one-off in year 1 only
+                w.formula(sheet, row, col, "=" + _ref(w, name), results[0][name], "link", key=name,
+                          num_format=fmts[series])
+    w.fit_columns(sheet, 1, len(columns), 12, 18)
+    return row
+
+
+def _write_ask_by_year(w: Writer, sheet: str, row: int, results: list[dict]) -> int:
+    return _year_table(w, sheet, row, "The ask by year (buy: capex vs opex, USD; years past the horizon 0)",
+                       _ASK_BY_YEAR, results)
 
 
 def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:
@@ -181,20 +230,36 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
 
 
 _BREAKDOWN = [
-    ("One-off (buy)", [("Hardware capex for the GPUs procured", "train_capex_usd", "USD"),
+    ("One-off (buy)", [("Servers for the GPUs procured", "tco_server_capex_usd", "USD"),
                        ("Capex per GPU (server price / GPUs per server)", "capex_per_gpu_usd", "USD/GPU"),
-                       ("Server capex in use", "cost_server_capex_usd", "USD")]),
+                       ("Server capex in use", "cost_server_capex_usd", "USD"),
+                       ("Network: NIC ports (nodes x NICs per node)", "tco_nic_ports", "count"),
+                       ("Network: ports per switch", "tco_switch_ports", "count"),
+                       ("Network: switches", "tco_switches", "count"),
+                       ("Network: switch price", "tco_switch_usd", "USD/switch"),
+                       ("Network switches", "tco_network_capex_usd", "USD"),
+                       ("Hardware capex (servers + network)", "tco_capex_usd", "USD")]),
+    ("Recurring per year (buy)", [("Power with PUE, 24/7", "tco_power_per_year_usd", "USD/year"),
+                                  ("Storage kept (dataset, checkpoints, logs)", "tco_storage_TB", "TB"),
+                                  ("Storage price", "tco_storage_usd_per_TB_month", "USD/TB-month"),
+                                  ("Storage", "tco_storage_per_year_usd", "USD/year"),
+                                  ("Staff (0 = not given)", "tco_staff_per_year_usd", "USD/year"),
+                                  ("Support (0 = not given)", "tco_support_per_year_usd", "USD/year"),
+                                  ("Opex per year", "tco_opex_per_year_usd", "USD/year")]),
     ("Recurring over the run (buy)", [("Power with PUE", "self_build_power_usd", "USD"),
                                       ("Depreciation", "self_build_depreciation_usd", "USD"),
                                       ("Owned cost of the run (power + depreciation)", "self_build_total_usd", "USD"),
                                       ("Power per GPU-hour (TDP x PUE x price)", "power_usd_per_gpu_hour", "USD/GPU-h"),
                                       ("PUE in use", "cost_pue", "x"),
                                       ("Electricity price in use", "cost_electricity_usd_per_kWh", "USD/kWh")]),
-    ("Multi-year TCO (buy)", [("Depreciation period", "cost_depreciation_years", "years"),
-                              ("Power with PUE per year, 24/7", "own_power_per_year_usd", "USD/year"),
-                              ("Depreciation per year", "own_depreciation_per_year_usd", "USD/year"),
-                              ("TCO over the period (capex + power x years)", "own_tco_usd", "USD"),
-                              ("Owned TCO per GPU-hour (capex + power over the period)", "tco_usd_per_gpu_hour",
+    ("Multi-year TCO (buy)", [("TCO horizon (depreciation period)", "tco_years", "years"),
+                              ("Depreciation per year (hardware capex / years)", "tco_depreciation_per_year_usd",
+                               "USD/year"),
+                              ("TCO over the horizon (capex + opex x years)", "tco_total_usd", "USD"),
+                              ("All-in TCO per GPU-hour", "tco_all_in_usd_per_gpu_hour", "USD/GPU-h"),
+                              ("Rent of the same GPUs 24/7 over the horizon", "tco_rent_total_usd", "USD"),
+                              ("Owned TCO as a share of that rent", "tco_vs_rent_frac", "fraction"),
+                              ("Servers and power only, per GPU-hour (book T8)", "tco_usd_per_gpu_hour",
                                "USD/GPU-h"),
                               ("Break-even GPU-hours per GPU (0 = never)", "break_even_gpu_hours", "GPU-h"),
                               ("Break-even months of 24/7 use (0 = never)", "break_even_months_24x7", "months")]),
@@ -206,15 +271,16 @@ _BREAKDOWN = [
                                  "fraction")]),
     ("Contingency (separate)", [("Contingency share", "sens_contingency_frac", "fraction"),
                                 ("Contingency", "sens_contingency_usd", "USD"),
-                                ("Training cost plus contingency", "sens_cost_with_contingency_usd", "USD")]),
+                                ("Training cost plus contingency", "sens_cost_with_contingency_usd", "USD"),
+                                ("Contingency on the owned TCO", "tco_contingency_usd", "USD"),
+                                ("Owned TCO plus contingency", "tco_total_with_contingency_usd", "USD")]),
 ]
 
 
 def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
     sheet = BREAKDOWN
-    w.title(sheet, "Cost breakdown", "One-off vs recurring, owned TCO beside the rental price, contingency apart: "
-            "links to the Cost and Sensitivity rows of the recommended plan (network and storage hardware are not "
-            "priced separately: the server capex covers the node).")
+    w.title(sheet, "Cost breakdown", "One-off vs recurring, owned TCO beside the rental price, contingency apart, "
+            "and the TCO year by year: links to the Cost, Sensitivity and TCO rows of the recommended plan.")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
     row = HEAD
     for title, rows in _BREAKDOWN:
@@ -226,7 +292,8 @@ def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
             _link(w, sheet, row, 1, name, results, unit=unit)
             w.text(sheet, row, 2, unit, "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
-    w.finish_sheet(sheet, 3, row)
+    row = _year_table(w, sheet, row, "TCO by year (buy; rent beside; years past the horizon 0)", _BY_YEAR, results)
+    w.finish_sheet(sheet, len(_BY_YEAR), row)
 
 
 def write_rejected(w: Writer, plan: PlanBook) -> None:

@@ -82,6 +82,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "USD/1M tokens": _MONEY_RATE,
     "USD/kWh": _MONEY_RATE,
     "USD/GB": _MONEY_RATE,
+    "USD/TB-month": _MONEY_RATE,
     "USD/request": Decimals(prefix="$", min_dec=4, max_dec=6),
     # shares, ratios, flags
     "fraction": Decimals(percent=True, min_dec=1, max_dec=3),

@@ -1,0 +1,115 @@
+"""calc.tco and calc.tco_years on the shipped scenarios: every row equals workbook.reference.tco called on the
+scenario's inputs, the book's 17.9.3 servers and switches, and what each new input moves (issue 9)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from workbook.calc import compute, tco_years
+from workbook.catalog import load_catalog
+from workbook.reference import tco
+from workbook.scenario.load import load_scenario
+from workbook.scenario.model import TCO_MAX_YEARS, CostInputs
+
+CATALOG = load_catalog()
+D = CATALOG.defaults.as_dict()
+GPT4 = load_scenario("catalog/scenarios/17.9.3-gpt4-class-moe-h800.yaml")  # 16,384 H800, 3 years
+PLAN = load_scenario("catalog/scenarios/17.9.4-70b-plan-h800.yaml")
+
+
+def _with(sc, section: str, **kw):
+    return sc.model_copy(update={section: getattr(sc, section).model_copy(update=kw)})
+
+
+def test_17_9_3_servers_614_4M_and_switches_12_8M():
+    q = compute(GPT4, CATALOG)
+    assert q["tco_nodes"] == 2048 and q["tco_nic_ports"] == 16384
+    assert q["tco_server_capex_usd"] == 614.4e6
+    assert q["tco_switches"] == 256 and q["tco_network_capex_usd"] == 12.8e6
+    assert q["tco_capex_usd"] == 627.2e6
+
+
+@pytest.mark.parametrize("sc", [GPT4, PLAN], ids=["17.9.3", "17.9.4"])
+def test_lines_equal_the_reference(sc):
+    q = compute(sc, CATALOG)
+    switches = tco.switch_count(nodes=q["plan_nodes_to_buy"], nics_per_node=q["net_nics_per_node"],
+                                switch_ports=D["switch_ports"], switch_ports_per_nic=D["switch_ports_per_nic"])
+    capex = q["train_capex_usd"] + switches * D["ib_switch_usd"]
+    storage = tco.storage_per_year_usd(storage_TB=q["storage_total_TB"], usd_per_TB_month=D["storage_usd_per_TB_month"])
+    opex = q["own_power_per_year_usd"] + storage  # staff and support not given: 0
+    years = D["depreciation_years"]
+    total = tco.tco_usd(capex_usd=capex, opex_per_year_usd=opex, years=years)
+    assert q["tco_switches"] == switches and q["tco_capex_usd"] == capex
+    assert q["tco_storage_per_year_usd"] == storage and q["tco_opex_per_year_usd"] == pytest.approx(opex, rel=1e-15)
+    assert q["tco_staff_per_year_usd"] == q["tco_support_per_year_usd"] == 0
+    assert q["tco_total_usd"] == pytest.approx(total, rel=1e-15)
+    assert q["tco_all_in_usd_per_gpu_hour"] == pytest.approx(
+        tco.tco_usd_per_gpu_hour(tco_usd=total, num_gpus=q["train_gpus_billed"], years=years), rel=1e-15)
+    rent = tco.rent_per_year_usd(num_gpus=q["train_gpus_billed"], gpu_hour_usd=q["gpu_hour_usd"])
+    assert q["tco_rent_total_usd"] == pytest.approx(rent * years, rel=1e-15)
+    # the all-in TCO per GPU-hour adds network and storage to the book's servers + power figure
+    assert q["tco_all_in_usd_per_gpu_hour"] > q["tco_usd_per_gpu_hour"]
+
+
+@pytest.mark.parametrize("sc", [GPT4, PLAN], ids=["17.9.3", "17.9.4"])
+def test_year_table_equals_the_reference_and_reconciles(sc):
+    q = compute(sc, CATALOG)
+    rows = tco.by_year(capex_usd=q["tco_capex_usd"], rent_per_year_usd=q["tco_rent_per_year_usd"],
+                       opex_per_year_usd={s: q[n] for s, n, _ in tco_years.OPEX}, years=q["tco_years"],
+                       max_years=TCO_MAX_YEARS)
+    for k, row in zip(tco_years.YEARS, rows):
+        for s, _, _ in tco_years.SERIES:
+            assert q[tco_years.key(k, s)] == row["frac" if s == "frac" else f"{s}_usd"], (k, s)
+    last = TCO_MAX_YEARS
+    assert q[tco_years.key(last, "cumulative")] == pytest.approx(q["tco_total_usd"], rel=1e-12)
+    assert q[tco_years.key(last, "rent_cumulative")] == pytest.approx(q["tco_rent_total_usd"], rel=1e-12)
+    assert q[tco_years.key(1, "cash")] == q["tco_capex_usd"] + q[tco_years.key(1, "opex")]
+    assert [q[tco_years.key(k, "frac")] for k in tco_years.YEARS] == [1, 1, 1] + [0] * (last - 3)
+    assert q["check_tco_reconciles"] == 0  # Checks sheet: the table's cumulative = capex + opex x years
+
+
+def test_a_part_year_horizon():
+    q = compute(_with(PLAN, "cost", depreciation_years=2.5), CATALOG)
+    assert [q[tco_years.key(k, "frac")] for k in (1, 2, 3, 4)] == [1, 1, 0.5, 0]
+    assert q[tco_years.key(3, "power")] == pytest.approx(q["tco_power_per_year_usd"] / 2, rel=1e-15)
+    assert sum(q[tco_years.key(k, "depreciation")] for k in tco_years.YEARS) == pytest.approx(q["tco_capex_usd"])
+
+
+def test_staff_and_support_are_opex_lines():
+    base = compute(PLAN, CATALOG)
+    q = compute(_with(PLAN, "cost", staff_usd_per_year=1e6, support_frac_of_capex_per_year=0.08), CATALOG)
+    assert q["tco_staff_per_year_usd"] == 1e6
+    assert q["tco_support_per_year_usd"] == pytest.approx(0.08 * q["tco_capex_usd"], rel=1e-15)
+    added = 1e6 + 0.08 * q["tco_capex_usd"]
+    assert q["tco_opex_per_year_usd"] == pytest.approx(base["tco_opex_per_year_usd"] + added, rel=1e-12)
+    assert q["tco_total_usd"] == pytest.approx(base["tco_total_usd"] + 3 * added, rel=1e-12)
+    assert q[tco_years.key(2, "staff")] == 1e6 and q[tco_years.key(4, "staff")] == 0
+    assert q["tco_capex_usd"] == base["tco_capex_usd"] and q["train_cost_usd"] == base["train_cost_usd"]
+
+
+@pytest.mark.parametrize("field, value, line", [("storage_usd_per_TB_month", 60.0, "tco_storage_per_year_usd"),
+                                                ("ib_switch_usd", 100_000.0, "tco_network_capex_usd")])
+def test_prices_scale_their_line_and_move_the_tco_by_it(field, value, line):
+    assert value == 2 * D[field]
+    base = compute(PLAN, CATALOG)
+    q = compute(_with(PLAN, "cost", **{field: value}), CATALOG)
+    assert q[line] == pytest.approx(2 * base[line], rel=1e-15)
+    times = 1 if line == "tco_network_capex_usd" else base["tco_years"]  # capex once; opex every year
+    assert q["tco_total_usd"] - base["tco_total_usd"] == pytest.approx(base[line] * times, rel=1e-9)
+
+
+def test_switch_ports_input_and_contingency():
+    q = compute(_with(GPT4, "network", switch_ports=32), CATALOG)
+    assert q["tco_switches"] == 512
+    q = compute(_with(PLAN, "cost", contingency_frac=0.1), CATALOG)
+    assert q["tco_contingency_usd"] == pytest.approx(0.1 * q["tco_total_usd"], rel=1e-15)
+    assert q["tco_total_usd"] == compute(PLAN, CATALOG)["tco_total_usd"]  # apart from the TCO
+
+
+def test_the_horizon_input_stops_at_the_table_length():
+    limit = next(m.le for m in CostInputs.model_fields["depreciation_years"].metadata if hasattr(m, "le"))
+    assert limit == TCO_MAX_YEARS == len(tco_years.YEARS)
+    assert all(math.isfinite(v) for v in compute(_with(PLAN, "cost", depreciation_years=TCO_MAX_YEARS),
+                                                 CATALOG).values() if isinstance(v, float))
