@@ -41,7 +41,12 @@ from workbook.reference.engine_memory import concurrent_requests
 from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time
 from workbook.reference.serving_shape import ModelShape
 
-DEFAULT_REFINEMENTS = 4
+DEFAULT_REFINEMENTS = 6
+#: relative width of the tangent chord t_d(b0) -> t_d(b0 (1 + step)), and the least relative gap between
+#: two iterates for their secant
+SECANT_STEP = 1e-3
+#: floor of 1 - g in the line's quotient (a line with 1 - g <= 0 is not used)
+DENOM_MIN = 1e-12
 #: bisection steps of the largest-load search (relative width 2^-40)
 BISECTION_STEPS = 40
 
@@ -115,27 +120,27 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
     pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision)
     cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
     out_per_req = max(O / tokens_per_step - 1.0, 0.0)  # decode steps after the first token
-    B = 1.0
+    B, b_prev, g_prev = 1.0, 1.0, 0.0
     saturated = False
-    for _ in range(refinements):
+    for r in range(refinements):
         b0 = max(B, 1.0)
-        a_hi = _decode(shape, 2.0 * b0, ctx, dkw)
         t_b = _decode(shape, b0, ctx, dkw)
-        s = (a_hi - t_b) / b0
-        a = t_b - s * b0
+        s = (_decode(shape, b0 * (1.0 + SECANT_STEP), ctx, dkw) - t_b) / (b0 * SECANT_STEP)
         rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_b, batch=b0, prompt=p, engine=engine, pf_kw=pf_kw)
         if rho >= 1.0:
             saturated = True
             break
         c = lam * (waits + out_per_req / (1.0 - rho))
-        denom = 1.0 - c * s
-        if denom <= 0:
-            saturated = True
-            break
-        B = (lam * fixed + c * a) / denom
-        if B > cap:
-            saturated = True
-            break
+        g_b = lam * fixed + c * t_b  # Little's law's right-hand side at b0 (one fixed-point step)
+        g = (g_prev - g_b) / (b_prev - b0) if r > 0 and abs(b_prev - b0) > SECANT_STEP * b0 else c * s
+        denom = 1.0 - g
+        line = (g_b - g * b0) / max(denom, DENOM_MIN)
+        valid = denom > 0 and 0 < line <= cap
+        pick = line if valid else min(g_b, cap)
+        B_new = max(pick, g_b) if g_b >= B else min(pick, g_b)
+        if r == refinements - 1:
+            saturated = not valid or B_new > cap
+        b_prev, g_prev, B = b0, g_b, B_new
     if saturated:
         B = cap
     t_d = _decode(shape, B, ctx, dkw)
