@@ -1,6 +1,6 @@
 """workbook.reference.serving_max_load: the closed-form largest load against a bisection over the
 physical steady state (Little's law iterated to its fixed point from an empty queue) and against
-serving_load.max_load (bisection over steady_state's four refinements)."""
+serving_load.max_load (bisection over steady_state's refinements)."""
 
 from __future__ import annotations
 

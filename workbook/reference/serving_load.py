@@ -15,15 +15,24 @@ arrived meanwhile; rho = lambda·t_pf(k)/k; TTFT = w/2 + t_pf(k).
 marginal cost t_m per token (linear FLOPs, attention, all-reduce bytes; the weights are read anyway);
 rho = lambda·S_in·t_m; TTFT = t_d/2 + ceil(S_in/(C − B))·(t_d + min(S_in, C − B)·t_m).
 
-t_d(B) is decode_time.decode_step at S_ctx. With t_d(B) ~ a + s·B locally, Little's law is linear in B
-and solves in closed form,
+t_d(B) is decode_time.decode_step at S_ctx. Little's law reads B = L(B), L(b) = lambda·t_fixed + c·t_d(b),
 
-    B = (lambda·t_fixed + c·a) / (1 − c·s),     c = lambda·(n_w/2 + (O − 1)/(1 − rho))
+    c = lambda·(n_w + (O − 1)/(1 − rho))
 
-(t_fixed = t_pf or the chunked TTFT part, n_w the steps waited), re-linearised at the new B a fixed
-number of times (``refinements``, 4 by default: no convergence loop). The load is stable while
-1 − c·s > 0, rho < 1 and B fits the KV pool and max_num_seqs; above that the queue grows
-(``saturated``) and the group runs at its offline throughput. Throughput = lambda·O tokens/s.
+(t_fixed = t_pf or the chunked TTFT part, n_w the steps waited, all taken at b). It is solved a fixed
+number of times (``refinements``, 6 by default: no convergence loop) by a secant through the last two
+iterates, g = (L(b_prev) − L(b0))/(b_prev − b0), started from the tangent g = c·t_d'(b0) at b = 1 (also
+used when the two iterates are within SECANT_STEP):
+
+    B_line = (L(b0) − g·b0)/(1 − g),   B = max(B_line, L(b0)) if L(b0) >= B_prev else min(B_line, L(b0))
+
+A line that does not cross B = L at a batch in (0, cap] (1 − g <= 0) gives way to the fixed-point step
+L(b0), and the bracket keeps every refinement at least one fixed-point step towards the stable fixed
+point (the iteration B <- L(B) from an empty queue; issue 8: the former chord t_d(b0) -> t_d(2·b0)
+swung around a rising slope, and its 1 − c·s <= 0 at b = 1-2 reported MoE loads saturated). The load
+is stable while rho < 1 and the last refinement's line crosses within the KV pool and max_num_seqs;
+above that the queue grows (``saturated``) and the group runs at its offline throughput.
+Throughput = lambda·O tokens/s.
 
 With EP > 1 every EP rank is an attention-DP rank (workbook.reference.attention_dp): the equations
 above hold per rank, at lambda/DP, with B the rank's batch (decode_step's ``batch``); the group's
