@@ -123,3 +123,81 @@ def test_tpot_never_falls_as_the_load_grows(lam, up, profile):
     b = _state(lam * up, engine=eng)
     assert b["tpot_s"] >= a["tpot_s"] * (1 - 1e-6)
     assert b["batch"] >= a["batch"] * (1 - 1e-6)
+
+
+# ----------------------------------------------------------------------------- fixed point (issue 8)
+DS = ENG.profile("deepseek-v3-infer")
+DS_KW = dict(tp=1, ep=32, ep_nodes=4, redundant_experts=32, weight_precision="fp8", ep_overlap_frac=1.0,
+             max_num_seqs=256)
+DS_MIX = dict(prompt_tokens=2000.0, output_tokens=400.0)
+
+
+def _setup(case):
+    """(shape, steady_state kwargs) of a grid case."""
+    if case == "dsv3-ep32":
+        return sv.DSV3, dict(hw=sv.H800, engine=DS, **DS_KW, **DS_MIX)
+    eng = ENG.profile(case)
+    kv = em.kv_capacity(sv.LLAMA70, engine=eng, device_total_GiB=79.22, tp=4)["kv_tokens"]
+    return sv.LLAMA70, dict(hw=sv.H100, engine=eng, tp=4, kv_tokens=kv, **MIX)
+
+
+def _fixed_point(shape, kw, lam_group):
+    """Little's law B = lam (TTFT(B) + (O - 1) TPOT(B)) iterated from an empty queue (B = 1) per
+    attention-DP rank; None when the batch passes the cap or prefill takes the GPU (no fixed point)."""
+    ep = kw.get("ep", 1)
+    lam = lam_group / ep
+    ctx = sl.mean_context_tokens(prompt_tokens=kw["prompt_tokens"], output_tokens=kw["output_tokens"])
+    cap = sl.batch_capacity(engine=kw["engine"], kv_tokens=kw.get("kv_tokens"), prompt_tokens=kw["prompt_tokens"],
+                            output_tokens=kw["output_tokens"], max_num_seqs=kw.get("max_num_seqs"))
+    dkw = {k: v for k, v in kw.items() if k not in ("prompt_tokens", "output_tokens", "kv_tokens", "max_num_seqs")}
+    pf_kw = dict(hw=kw["hw"], tp=kw["tp"], ep=ep, redundant_experts=kw.get("redundant_experts", 0),
+                 weight_precision=kw.get("weight_precision", "bf16"))
+    B = 1.0
+    for _ in range(50_000):
+        t_d = dt.decode_step(shape, batch=max(B, 1.0), context_tokens=ctx, **dkw)["step_s"]
+        rho, fixed, waits = sl._prefill_terms(shape, lam=lam, t_d=t_d, batch=B, prompt=kw["prompt_tokens"],
+                                              engine=kw["engine"], pf_kw=pf_kw)
+        if rho >= 1:
+            return None
+        new = lam * (waits * t_d + fixed + (kw["output_tokens"] - 1) * t_d / (1 - rho))
+        if new > cap:
+            return None
+        if abs(new - B) < 1e-10 * new:
+            return new
+        B = new
+    raise AssertionError(f"no convergence at {lam_group}")
+
+
+@pytest.mark.parametrize("case", ["vllm-0.6.0", "vllm-0.10", "dsv3-ep32"])
+def test_steady_state_is_the_fixed_point_up_to_saturation(case):
+    shape, kw = _setup(case)
+    off = sl.offline_throughput(shape, **kw)["request_rate_per_s"]
+    stable = 0
+    for frac in (0.03, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1.0, 1.1, 1.3):
+        ref = _fixed_point(shape, kw, off * frac)
+        st_ = sl.steady_state(shape, arrival_rate_per_s=off * frac, **kw)
+        assert st_["saturated"] == (ref is None), (case, frac, ref, st_["batch"])
+        if ref is not None:
+            stable += 1
+            assert st_["batch"] == pytest.approx(ref, rel=0.01), (case, frac)
+    assert stable >= 8
+
+
+def test_issue8_a_high_load_settles_on_the_fixed_point():
+    """vLLM 0.10, ShareGPT, 29.67 req/s: the chord b0 -> 2 b0 swung between 227 and 307 (fixed point 267)."""
+    shape, kw = _setup("vllm-0.10")
+    st_ = sl.steady_state(shape, arrival_rate_per_s=29.67, **kw)
+    assert st_["saturated"] == 0
+    assert st_["batch"] == pytest.approx(_fixed_point(shape, kw, 29.67), rel=0.01)
+    assert st_["batch"] == pytest.approx(267.2, rel=0.01)
+
+
+def test_issue8_b_moe_small_rank_batch_is_not_saturated():
+    """DeepSeek-V3 EP32, 2,000/400: the first fit at b = 1-2 (steep distinct-expert rise) reported 32 req/s
+    saturated; the fixed point is 9.5 requests per rank."""
+    shape, kw = _setup("dsv3-ep32")
+    for lam in (16.0, 32.0, 64.0):
+        st_ = sl.steady_state(shape, arrival_rate_per_s=lam, **kw)
+        assert st_["saturated"] == 0, lam
+        assert st_["batch"] == pytest.approx(_fixed_point(shape, kw, lam), rel=0.01)
+    assert sl.steady_state(shape, arrival_rate_per_s=32.0, **kw)["batch"] == pytest.approx(9.47, rel=0.01)

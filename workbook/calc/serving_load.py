@@ -2,12 +2,14 @@
 batching under the scenario's arrival rate (docs/serving.md "Serving under load";
 workbook.reference.serving_load.offline_throughput and steady_state).
 
-The reference re-linearises Little's law a fixed number of times (serving_load.DEFAULT_REFINEMENTS,
+The reference solves Little's law B = L(B) a fixed number of times (serving_load.DEFAULT_REFINEMENTS,
 no convergence loop), so the sheet holds one row block per refinement: the decode step at the
-batch b0 and at 2·b0 (slope and intercept), the prefill terms (separate prefill of the prompts
+batch b0 and at b0·(1 + SECANT_STEP) (the tangent), the prefill terms (separate prefill of the prompts
 that arrived during the scheduling window, or chunks mixed into decode at their marginal cost),
-then the new batch and whether the load saturates. The rows of a refinement after saturation
-carry the batch on and are not used. A blank arrival rate means offline: the group is loaded at
+L(b0), the secant of L through the previous refinement's point (the first: c times the tangent),
+where that line crosses B = L, the new batch bracketed by the fixed-point step L(b0), and whether
+the load saturates (prefill takes the GPU; at the last refinement also no crossing below the cap).
+The rows of a refinement after saturation carry the batch on and are not used. A blank arrival rate means offline: the group is loaded at
 its offline request rate. The rows' rate is per attention-DP rank (the scenario's rate / replicas /
 DP, workbook.reference.attention_dp: with EP > 1 each EP rank decodes its own requests), the batch
 a rank's; the group's throughput is DP times a rank's.
@@ -36,19 +38,27 @@ def _refinement_quantities(r: int) -> list[Q]:
     p = f"srv_ss{r}"
     w = f"refinement {r}"
     return [
-        Q(f"{p}_b0", "sequences", f"Load, {w}: batch linearised at (at least 1)", _S),
-        Q(f"{p}_b2", "sequences", f"Load, {w}: twice that batch (slope point)", _S),
+        Q(f"{p}_b0", "sequences", f"Load, {w}: batch Little's law is evaluated at (at least 1)", _S),
+        Q(f"{p}_bt", "sequences", f"Load, {w}: that batch plus the tangent step (slope point)", _S),
         *decode_quantities(f"{p}_lo", f"(load, {w}) at the batch"),
-        *decode_quantities(f"{p}_hi", f"(load, {w}) at twice the batch"),
-        Q(f"{p}_slope", "s", f"Load, {w}: decode step per extra request", _S),
-        Q(f"{p}_intercept", "s", f"Load, {w}: decode step at batch 0 (linear fit)", _S),
+        *decode_quantities(f"{p}_hi", f"(load, {w}) at the slope point"),
+        Q(f"{p}_slope", "s", f"Load, {w}: decode step per extra request (tangent)", _S),
         *prefill_quantities(f"{p}_pf", f"(load, {w}) of the prompts arriving in one scheduling window"),
         *_terms_quantities(p, w),
         Q(f"{p}_c", "s", f"Load, {w}: requests in decode per second of decode step (Little's law)", _S),
-        Q(f"{p}_denom", "x", f"Load, {w}: 1 − c·slope (stable while positive)", _S),
-        Q(f"{p}_stop", "0/1", f"Load, {w}: saturated before this refinement's batch", _S),
+        Q(f"{p}_little", "sequences", f"Load, {w}: Little's law's batch at the decode step of this batch", _S),
+        Q(f"{p}_g", "x", f"Load, {w}: slope of that batch in the batch (secant to the previous refinement, "
+          "or c times the tangent)", _S),
+        Q(f"{p}_denom", "x", f"Load, {w}: 1 − slope (the line crosses B = its batch while positive)", _S),
+        Q(f"{p}_line", "sequences", f"Load, {w}: batch where the line crosses Little's law", _S),
+        Q(f"{p}_valid", "0/1", f"Load, {w}: the line crosses at a batch in (0, cap]", _S),
+        Q(f"{p}_pick", "sequences", f"Load, {w}: the line's batch, or the fixed-point step (at most the cap)", _S),
+        Q(f"{p}_next", "sequences", f"Load, {w}: that batch, at least the fixed-point step towards the "
+          "fixed point", _S),
+        Q(f"{p}_stop", "0/1", f"Load, {w}: saturated before this refinement's batch (prefill takes the GPU)", _S),
         Q(f"{p}_batch", "sequences", f"Load, {w}: batch in decode (Little's law)", _S),
-        Q(f"{p}_sat", "0/1", f"Load, {w}: saturated (queue grows or batch above the cap)", _S),
+        Q(f"{p}_sat", "0/1", f"Load, {w}: saturated (prefill takes the GPU; last refinement: no crossing below "
+          "the cap)", _S),
     ]
 
 
@@ -149,24 +159,34 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_load_rate_rps": lam,
         "srv_load_decode_steps_per_req": max(O - 1.0, 0.0),
     }
-    B, sat = 1.0, 0.0
+    B, b_prev, g_prev, sat = 1.0, 1.0, 0.0, 0.0
     for r in range(1, REFINEMENTS + 1):
         pre = f"srv_ss{r}"
         b0 = max(B, 1.0)
-        lo, hi = decode(ctx, b0, ctx_tok), decode(ctx, 2 * b0, ctx_tok)
-        s = (hi["step_s"] - lo["step_s"]) / b0
-        a = lo["step_s"] - s * b0
+        bt = b0 * (1 + sl.SECANT_STEP)
+        lo, hi = decode(ctx, b0, ctx_tok), decode(ctx, bt, ctx_tok)
+        s = (hi["step_s"] - lo["step_s"]) / (bt - b0)
         pf = prefill_values(ctx, f"{pre}_pf", _window_batch(ctx, lam, lo["step_s"]), float(eng.prefill_chunk_tokens))
         terms = _terms(ctx, pre, lam=lam, batch=b0, k=pf[f"{pre}_pf_batch"], t_pf=pf[f"{pre}_pf_prefill_s"])
         rho = terms[f"{pre}_rho"]
         c = lam * (terms[f"{pre}_waits"] + out["srv_load_decode_steps_per_req"] / (1 - rho)) if rho < 1 else 0.0
-        denom = 1 - c * s
-        stop = float(sat == 1 or rho >= 1 or denom <= 0)
-        B = B if stop else (lam * terms[f"{pre}_fixed"] + c * a) / denom
-        sat = float(stop == 1 or B > cap_used)
-        out.update({f"{pre}_b0": b0, f"{pre}_b2": 2 * b0, **decode_values(f"{pre}_lo", lo),
-                    **decode_values(f"{pre}_hi", hi), f"{pre}_slope": s, f"{pre}_intercept": a, **pf, **terms,
-                    f"{pre}_c": c, f"{pre}_denom": denom, f"{pre}_stop": stop, f"{pre}_batch": B, f"{pre}_sat": sat})
+        little = lam * terms[f"{pre}_fixed"] + c * lo["step_s"]
+        g = (g_prev - little) / (b_prev - b0) if r > 1 and abs(b_prev - b0) > sl.SECANT_STEP * b0 else c * s
+        denom = 1 - g
+        line = (little - g * b0) / max(denom, sl.DENOM_MIN)
+        valid = float(denom > 0 and 0 < line <= cap_used)
+        pick = line if valid else min(little, cap_used)
+        stop = float(sat == 1 or rho >= 1)
+        new = max(pick, little) if little >= B else min(pick, little)
+        B_new = B if stop else new
+        sat = float(stop == 1 or (r == REFINEMENTS and (valid == 0 or B_new > cap_used)))
+        out.update({f"{pre}_b0": b0, f"{pre}_bt": bt, **decode_values(f"{pre}_lo", lo),
+                    **decode_values(f"{pre}_hi", hi), f"{pre}_slope": s, **pf, **terms,
+                    f"{pre}_c": c, f"{pre}_little": little, f"{pre}_g": g, f"{pre}_denom": denom,
+                    f"{pre}_line": line, f"{pre}_valid": valid, f"{pre}_pick": pick, f"{pre}_next": new,
+                    f"{pre}_stop": stop,
+                    f"{pre}_batch": B_new, f"{pre}_sat": sat})
+        b_prev, g_prev, B = b0, little, B_new
     st = sl.steady_state(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, arrival_rate_per_s=lam_group,
                          tp=inf.tp, ep=inf.ep, **skw)
     fin = decode(ctx, max(st["batch"], 1.0), ctx_tok)

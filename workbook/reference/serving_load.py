@@ -15,15 +15,24 @@ arrived meanwhile; rho = lambda·t_pf(k)/k; TTFT = w/2 + t_pf(k).
 marginal cost t_m per token (linear FLOPs, attention, all-reduce bytes; the weights are read anyway);
 rho = lambda·S_in·t_m; TTFT = t_d/2 + ceil(S_in/(C − B))·(t_d + min(S_in, C − B)·t_m).
 
-t_d(B) is decode_time.decode_step at S_ctx. With t_d(B) ~ a + s·B locally, Little's law is linear in B
-and solves in closed form,
+t_d(B) is decode_time.decode_step at S_ctx. Little's law reads B = L(B), L(b) = lambda·t_fixed + c·t_d(b),
 
-    B = (lambda·t_fixed + c·a) / (1 − c·s),     c = lambda·(n_w/2 + (O − 1)/(1 − rho))
+    c = lambda·(n_w + (O − 1)/(1 − rho))
 
-(t_fixed = t_pf or the chunked TTFT part, n_w the steps waited), re-linearised at the new B a fixed
-number of times (``refinements``, 4 by default: no convergence loop). The load is stable while
-1 − c·s > 0, rho < 1 and B fits the KV pool and max_num_seqs; above that the queue grows
-(``saturated``) and the group runs at its offline throughput. Throughput = lambda·O tokens/s.
+(t_fixed = t_pf or the chunked TTFT part, n_w the steps waited, all taken at b). It is solved a fixed
+number of times (``refinements``, 6 by default: no convergence loop) by a secant through the last two
+iterates, g = (L(b_prev) − L(b0))/(b_prev − b0), started from the tangent g = c·t_d'(b0) at b = 1 (also
+used when the two iterates are within SECANT_STEP):
+
+    B_line = (L(b0) − g·b0)/(1 − g),   B = max(B_line, L(b0)) if L(b0) >= B_prev else min(B_line, L(b0))
+
+A line that does not cross B = L at a batch in (0, cap] (1 − g <= 0) gives way to the fixed-point step
+L(b0), and the bracket keeps every refinement at least one fixed-point step towards the stable fixed
+point (the iteration B <- L(B) from an empty queue; issue 8: the former chord t_d(b0) -> t_d(2·b0)
+swung around a rising slope, and its 1 − c·s <= 0 at b = 1-2 reported MoE loads saturated). The load
+is stable while rho < 1 and the last refinement's line crosses within the KV pool and max_num_seqs;
+above that the queue grows (``saturated``) and the group runs at its offline throughput.
+Throughput = lambda·O tokens/s.
 
 With EP > 1 every EP rank is an attention-DP rank (workbook.reference.attention_dp): the equations
 above hold per rank, at lambda/DP, with B the rank's batch (decode_step's ``batch``); the group's
@@ -41,7 +50,12 @@ from workbook.reference.engine_memory import concurrent_requests
 from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time
 from workbook.reference.serving_shape import ModelShape
 
-DEFAULT_REFINEMENTS = 4
+DEFAULT_REFINEMENTS = 6
+#: relative width of the tangent chord t_d(b0) -> t_d(b0 (1 + step)), and the least relative gap between
+#: two iterates for their secant
+SECANT_STEP = 1e-3
+#: floor of 1 - g in the line's quotient (a line with 1 - g <= 0 is not used)
+DENOM_MIN = 1e-12
 #: bisection steps of the largest-load search (relative width 2^-40)
 BISECTION_STEPS = 40
 
@@ -115,27 +129,27 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
     pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision)
     cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
     out_per_req = max(O / tokens_per_step - 1.0, 0.0)  # decode steps after the first token
-    B = 1.0
+    B, b_prev, g_prev = 1.0, 1.0, 0.0
     saturated = False
-    for _ in range(refinements):
+    for r in range(refinements):
         b0 = max(B, 1.0)
-        a_hi = _decode(shape, 2.0 * b0, ctx, dkw)
         t_b = _decode(shape, b0, ctx, dkw)
-        s = (a_hi - t_b) / b0
-        a = t_b - s * b0
+        s = (_decode(shape, b0 * (1.0 + SECANT_STEP), ctx, dkw) - t_b) / (b0 * SECANT_STEP)
         rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_b, batch=b0, prompt=p, engine=engine, pf_kw=pf_kw)
         if rho >= 1.0:
             saturated = True
             break
         c = lam * (waits + out_per_req / (1.0 - rho))
-        denom = 1.0 - c * s
-        if denom <= 0:
-            saturated = True
-            break
-        B = (lam * fixed + c * a) / denom
-        if B > cap:
-            saturated = True
-            break
+        g_b = lam * fixed + c * t_b  # Little's law's right-hand side at b0 (one fixed-point step)
+        g = (g_prev - g_b) / (b_prev - b0) if r > 0 and abs(b_prev - b0) > SECANT_STEP * b0 else c * s
+        denom = 1.0 - g
+        line = (g_b - g * b0) / max(denom, DENOM_MIN)
+        valid = denom > 0 and 0 < line <= cap
+        pick = line if valid else min(g_b, cap)
+        B_new = max(pick, g_b) if g_b >= B else min(pick, g_b)
+        if r == refinements - 1:
+            saturated = not valid or B_new > cap
+        b_prev, g_prev, B = b0, g_b, B_new
     if saturated:
         B = cap
     t_d = _decode(shape, B, ctx, dkw)

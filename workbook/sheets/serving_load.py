@@ -5,12 +5,17 @@ workbook/calc/serving_load.py)."""
 from __future__ import annotations
 
 from workbook.calc.serving_load import REFINEMENTS, RHO_MAX
+from workbook.reference.serving_load import DENOM_MIN, SECANT_STEP
 from workbook.sheets.serving_prefill import prefill_items
 from workbook.sheets.serving_step import decode_items
 
 CONSTANTS = [
     ("srv_rho_max", RHO_MAX, "fraction", "Cap on the prefill busy share in the steady state",
      "workbook/reference/serving_load.py steady_state"),
+    ("srv_secant_step", SECANT_STEP, "fraction", "Tangent step of the decode step, and least gap between two "
+     "refinements for their secant", "workbook/reference/serving_load.py SECANT_STEP"),
+    ("srv_denom_min", DENOM_MIN, "x", "Floor of 1 − slope in the steady state's line",
+     "workbook/reference/serving_load.py DENOM_MIN"),
 ]
 
 _P = "{inference.prompt_tokens}"
@@ -37,25 +42,35 @@ def _terms(p: str, batch: str) -> dict[str, str]:
 
 def _refinement(r: int) -> dict[str, str]:
     p = f"srv_ss{r}"
-    prev_b = "1" if r == 1 else f"{{srv_ss{r - 1}_batch}}"
-    prev_sat = "0" if r == 1 else f"{{srv_ss{r - 1}_sat}}"
+    q = f"srv_ss{r - 1}"
+    prev_b = "1" if r == 1 else f"{{{q}_batch}}"
+    prev_sat = "0" if r == 1 else f"{{{q}_sat}}"
     b0 = "1" if r == 1 else f"MAX({prev_b},1)"
+    tangent = f"{{{p}_c}}*{{{p}_slope}}"
+    secant = f"({{{q}_little}}-{{{p}_little}})/({{{q}_b0}}-{{{p}_b0}})"
+    gap = f"ABS({{{q}_b0}}-{{{p}_b0}})>c_srv_secant_step*{{{p}_b0}}"
+    last = f",{{{p}_valid}}=0,{{{p}_batch}}>{{srv_load_batch_cap_used}}" if r == REFINEMENTS else ""
     return {
         f"{p}_b0": f"={b0}",
-        f"{p}_b2": f"=c_two*{{{p}_b0}}",
+        f"{p}_bt": f"={{{p}_b0}}*(1+c_srv_secant_step)",
         **decode_items(f"{p}_lo", f"{p}_b0", _CTX),
-        **decode_items(f"{p}_hi", f"{p}_b2", _CTX),
-        f"{p}_slope": f"=({{{p}_hi_step_s}}-{{{p}_lo_step_s}})/{{{p}_b0}}",
-        f"{p}_intercept": f"={{{p}_lo_step_s}}-{{{p}_slope}}*{{{p}_b0}}",
+        **decode_items(f"{p}_hi", f"{p}_bt", _CTX),
+        f"{p}_slope": f"=({{{p}_hi_step_s}}-{{{p}_lo_step_s}})/({{{p}_bt}}-{{{p}_b0}})",
         **prefill_items(f"{p}_pf", f"=MAX(1,{_LAM}*{{srv_eng_scheduler_steps}}*{{{p}_lo_step_s}})",
                         "srv_eng_prefill_chunk_tokens"),
         **_terms(p, f"{p}_b0"),
         f"{p}_c": f"=IF({{{p}_rho}}<1,{_LAM}*({{{p}_waits}}+{{srv_load_decode_steps_per_req}}/(1-{{{p}_rho}})),0)",
-        f"{p}_denom": f"=1-{{{p}_c}}*{{{p}_slope}}",
-        f"{p}_stop": f"=IF(OR({prev_sat}=1,{{{p}_rho}}>=1,{{{p}_denom}}<=0),1,0)",
-        f"{p}_batch": f"=IF({{{p}_stop}}=1,{prev_b},({_LAM}*{{{p}_fixed}}+{{{p}_c}}*{{{p}_intercept}})"
-        f"/{{{p}_denom}})",
-        f"{p}_sat": f"=IF(OR({{{p}_stop}}=1,{{{p}_batch}}>{{srv_load_batch_cap_used}}),1,0)",
+        f"{p}_little": f"={_LAM}*{{{p}_fixed}}+{{{p}_c}}*{{{p}_lo_step_s}}",
+        f"{p}_g": f"={tangent}" if r == 1 else f"=IF({gap},{secant},{tangent})",
+        f"{p}_denom": f"=1-{{{p}_g}}",
+        f"{p}_line": f"=({{{p}_little}}-{{{p}_g}}*{{{p}_b0}})/MAX({{{p}_denom}},c_srv_denom_min)",
+        f"{p}_valid": f"=IF(AND({{{p}_denom}}>0,{{{p}_line}}>0,{{{p}_line}}<={{srv_load_batch_cap_used}}),1,0)",
+        f"{p}_pick": f"=IF({{{p}_valid}}=1,{{{p}_line}},MIN({{{p}_little}},{{srv_load_batch_cap_used}}))",
+        f"{p}_stop": f"=IF(OR({prev_sat}=1,{{{p}_rho}}>=1),1,0)",
+        f"{p}_next": f"=IF({{{p}_little}}>={prev_b},MAX({{{p}_pick}},{{{p}_little}}),"
+        f"MIN({{{p}_pick}},{{{p}_little}}))",
+        f"{p}_batch": f"=IF({{{p}_stop}}=1,{prev_b},{{{p}_next}})",
+        f"{p}_sat": f"=IF(OR({{{p}_stop}}=1{last}),1,0)",
     }
 
 
