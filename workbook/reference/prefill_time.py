@@ -81,13 +81,19 @@ def prefill_attention_width(shape: ModelShape) -> float:
     return shape.qk_head_dim + shape.v_head_dim
 
 
+def prefill_attention_FLOPs_per_query(shape: ModelShape, *, context_tokens: float, tp: int = 1) -> float:
+    """Prefill attention-core FLOPs of one query over ``context_tokens`` on one GPU, all layers:
+    2·S·h/TP·(d_qk + d_v)·L at the prefill width (MLA non-absorbed)."""
+    _nonneg(context_tokens=context_tokens)
+    return 2.0 * context_tokens * shape.n_heads / tp * prefill_attention_width(shape) * shape.layers
+
+
 def causal_attention_FLOPs(shape: ModelShape, *, prompt_tokens: float, cached_tokens: float = 0.0, tp: int = 1) -> float:
     """Attention-core FLOPs of one prompt on one GPU: 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2) (causal;
     MLA at the non-absorbed width)."""
     _nonneg(prompt_tokens=prompt_tokens, cached_tokens=cached_tokens)
-    heads = shape.n_heads / tp
-    return 2.0 * heads * prefill_attention_width(shape) * shape.layers * (
-        prompt_tokens * cached_tokens + prompt_tokens**2 / 2.0)
+    return prefill_attention_FLOPs_per_query(
+        shape, context_tokens=prompt_tokens * cached_tokens + prompt_tokens**2 / 2.0, tp=tp)
 
 
 def kv_up_FLOPs_per_token(shape: ModelShape, *, tp: int = 1) -> float:
