@@ -91,3 +91,27 @@ def test_load_rows_with_ep_are_per_attention_dp_rank():
     assert r["srv_load_batch"] == pytest.approx(st["batch"], rel=1e-12)
     assert r["srv_load_tokens_per_s"] == pytest.approx(16.0 * 400)
     assert r["srv_load_tokens_per_s_per_gpu"] == pytest.approx(16.0 * 400 / 32)
+
+
+def test_mla_prefill_rows_are_non_absorbed_and_re_expand_the_cache():
+    """The prefill pool's rows equal prefill_time: attention at d_qk + d_v = 320 per head (DeepSeek-V3,
+    by hand 2 x 128 x 320 x 61 per context token, against decode's 2 x 128 x 1,088 x 61) and kv_b_proj
+    over the 8 x 2,468 cached tokens of the step (2 x 61 x 128 x 512 x 256 FLOP per token)."""
+    from workbook.reference import prefill_time as pt
+
+    r = compute(_sc(**DS_INF), CAT)
+    assert r["srv_prefill_attn_FLOP_per_ctx_token"] == pytest.approx(2 * 128 * 320 * 61)
+    assert r["srv_attn_FLOP_per_ctx_token"] == pytest.approx(2 * 128 * 1088 * 61)
+    assert r["srv_kv_up_FLOP_per_token"] == pytest.approx(2 * 61 * 128 * 512 * 256)
+    new, cached = 4383 * (1 - 0.563), 4383 * 0.563
+    ref = pt.prefill_time(sv.DSV3, prompt_tokens=new, cached_tokens=cached, batch=8, hw=sv.H800,
+                          engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=32, redundant_experts=32,
+                          weight_precision="fp8")
+    assert r["srv_dispf_batch"] == 8 and r["srv_dispf_prompt_chunks"] == 1
+    assert r["srv_dispf_up_FLOP"] == pytest.approx(ref["kv_up_FLOPs"], rel=1e-12)
+    assert r["srv_dispf_up_FLOP"] == pytest.approx(8 * cached * 2 * 61 * 128 * 512 * 256, rel=1e-12)
+    assert r["srv_dispf_attn_s"] == pytest.approx(ref["attention_s"], rel=1e-12)
+    assert r["srv_dispf_prefill_s"] == pytest.approx(ref["prefill_s"], rel=1e-12)
+    # GQA re-expands nothing
+    g = compute(_sc(model="llama-3-70b", gpu="h100", serving_model="engine", engine="vllm-0.10", tp=4), CAT)
+    assert g["srv_kv_up_FLOP_per_token"] == 0 and g["srv_pf1_up_FLOP"] == 0

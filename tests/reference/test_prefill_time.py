@@ -99,3 +99,50 @@ def test_long_prompt_ttft_point_is_within_its_target():
 
     p = {q["name"]: q for q in sv.points()}["ttft-llama70-fp8-tp2-5k-nim"]
     assert p["matched"] and abs(p["error"]) <= 0.20, p
+
+
+def test_mla_prefill_attention_is_non_absorbed():
+    """DeepSeek-V3 (config: 128 heads, 61 layers, qk_nope 128, qk_rope 64, v 128, kv_lora_rank 512).
+    Prefill attention runs non-absorbed (vLLM MLACommonImpl._forward_prefill): d_qk + d_v = 192 + 128 = 320,
+    against decode's absorbed 2 x 512 + 64 = 1,088. One query at context 4,096 costs 2 x 128 x 320 x 61 x 4,096."""
+    s = sv.DSV3
+    assert pt.prefill_attention_width(s) == 320
+    per_query = 2 * 128 * 320 * 61 * 4096  # 20.47 GFLOP
+    # a 1-token chunk after 4,096 cached tokens: S s0 + S^2/2 = 4,096.5 context tokens for the query
+    f = pt.causal_attention_FLOPs(s, prompt_tokens=1, cached_tokens=4096)
+    assert f == pytest.approx(per_query * 4096.5 / 4096)
+    from workbook.reference.decode_time import attention_FLOPs_per_query
+    absorbed = attention_FLOPs_per_query(s, context_tokens=4096)
+    assert absorbed == pytest.approx(2 * 128 * 1088 * 61 * 4096)
+    assert absorbed / per_query == pytest.approx(1088 / 320)  # 3.4x
+    # GQA is unchanged: Llama-3-70B 128 + 128
+    assert pt.prefill_attention_width(sv.LLAMA70) == 256
+
+
+def test_mla_reexpands_the_cached_prefix():
+    """kv_b_proj up-projects each cached latent: 2 x 61 x 128 x 512 x (128 + 128) = 2.047 GFLOP per token
+    (vLLM _compute_prefill_context); GQA caches K and V and re-expands nothing."""
+    assert pt.kv_up_FLOPs_per_token(sv.DSV3) == pytest.approx(2 * 61 * 128 * 512 * 256)
+    assert pt.kv_up_FLOPs_per_token(sv.DSV3, tp=8) == pytest.approx(2 * 61 * 16 * 512 * 256)
+    assert pt.kv_up_FLOPs_per_token(sv.LLAMA70) == 0
+    # one chunk: the cached prefix; three chunks of 1,000: 3 s0 + 1,000 x (0 + 1 + 2)
+    assert pt.reexpanded_tokens(prompt_tokens=900, cached_tokens=2468, chunk_tokens=1000) == 2468
+    assert pt.reexpanded_tokens(prompt_tokens=3000, cached_tokens=500, chunk_tokens=1000) == 3 * 500 + 3000
+    r = _pf(shape=sv.DSV3, prompt_tokens=1915, cached_tokens=2468, batch=8, tp=1, ep=32, weight_precision="fp8",
+            chunk_tokens=16384, profile="vllm-0.10")
+    assert r["kv_up_FLOPs"] == pytest.approx(8 * 2468 * 2 * 61 * 128 * 512 * 256)
+    no_cache = _pf(shape=sv.DSV3, prompt_tokens=1915, batch=8, tp=1, ep=32, weight_precision="fp8",
+                   chunk_tokens=16384, profile="vllm-0.10")
+    assert no_cache["kv_up_FLOPs"] == 0
+    assert r["linear_compute_s"] > no_cache["linear_compute_s"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(s=st.floats(1, 32768), ds=st.floats(0, 32768), cached=st.floats(0, 16384), batch=st.integers(1, 16),
+       chunk=st.sampled_from([2048.0, 8192.0, 16384.0]))
+def test_mla_prefill_never_shrinks_with_longer_prompts_after_a_cached_prefix(s, ds, cached, batch, chunk):
+    kw = dict(shape=sv.DSV3, profile="vllm-0.10", tp=1, ep=32, weight_precision="fp8", batch=batch,
+              cached_tokens=cached, chunk_tokens=chunk)
+    a = _pf(prompt_tokens=s, **kw)["prefill_s"]
+    b = _pf(prompt_tokens=s + ds, **kw)["prefill_s"]
+    assert b >= a * (1 - 1e-9)

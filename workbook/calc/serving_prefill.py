@@ -2,12 +2,14 @@
 and TP all-reduces, and the time to first token on an idle engine (docs/serving.md "Prefill";
 workbook.reference.prefill_time.prefill_time).
 
-One prefill is laid out as eleven rows (:func:`prefill_quantities`): the chunks of the engine's
+One prefill is laid out as fourteen rows (:func:`prefill_quantities`): the chunks of the engine's
 token budget are all full but the last, so the total is (chunks − 1) full chunks + the last one.
 The load block reuses the rows for the prompts prefilled together under load.
 """
 
 from __future__ import annotations
+
+import math
 
 from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import engine_of
@@ -22,7 +24,9 @@ PREFILL_ROWS = [
     ("tokens", "tokens", "prompt tokens of the batch"),
     ("chunks", "chunks", "chunks of at most the chunk size"),
     ("last_tokens", "tokens", "tokens of the last chunk"),
-    ("attn_s", "s", "causal attention of all prompts"),
+    ("prompt_chunks", "chunks", "chunks of one prompt (at least 1)"),
+    ("up_FLOP", "FLOP", "MLA re-expansion of cached context: prompts x (chunks x cached + chunk x chunks(chunks - 1)/2) tokens"),
+    ("attn_s", "s", "causal attention of all prompts (MLA non-absorbed)"),
     ("full_lin_s", "s", "full chunk: larger of the weight read and the linear FLOPs"),
     ("full_ar_s", "s", "full chunk: TP all-reduces"),
     ("full_s", "s", "full chunk: time (GPU, or the eager CPU launch when longer)"),
@@ -39,7 +43,7 @@ def prefill_quantities(prefix: str, what: str) -> list[Q]:
 
 def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float, *, prompt_tokens: float | None = None,
                    cached_tokens: float = 0.0, ep: int | None = None) -> dict[str, float]:
-    """The eleven rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
+    """The rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
     ``prompt_tokens`` new tokens after ``cached_tokens`` cached ones, at EP ``ep``: the disaggregated
     prefill pool); the reference gives the total, the chunk rows are its per-chunk terms."""
     inf = ctx.s.inference
@@ -51,10 +55,12 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
                             **kw)
     T, n = total["tokens"], total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
-    full = _chunk(ctx, shape, kw, tc=chunk_tokens, T=T, n=n, batch=batch, attn_s=total["attention_s"])
-    tail = _chunk(ctx, shape, kw, tc=last, T=T, n=n, batch=batch, attn_s=total["attention_s"])
+    up = total["kv_up_FLOPs"]
+    full = _chunk(ctx, shape, kw, tc=chunk_tokens, T=T, n=n, batch=batch, attn_s=total["attention_s"], up=up)
+    tail = _chunk(ctx, shape, kw, tc=last, T=T, n=n, batch=batch, attn_s=total["attention_s"], up=up)
     return {
         f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,
+        f"{prefix}_prompt_chunks": float(max(1, math.ceil(S / chunk_tokens - 1e-9))), f"{prefix}_up_FLOP": up,
         f"{prefix}_attn_s": total["attention_s"],
         f"{prefix}_full_lin_s": full["lin"], f"{prefix}_full_ar_s": full["ar"], f"{prefix}_full_s": full["t"],
         f"{prefix}_last_lin_s": tail["lin"], f"{prefix}_last_ar_s": tail["ar"], f"{prefix}_last_s": tail["t"],
@@ -62,7 +68,8 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     }
 
 
-def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float) -> dict:
+def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float,
+           up: float) -> dict:
     """One chunk's terms as prefill_time computes them (for the chunk rows)."""
     from workbook.reference import decode_time as dt
     from workbook.reference.prefill_time import (PREFILL_ELEM_PASSES_D, PREFILL_ELEM_PASSES_FFN, linear_FLOPs_per_token,
@@ -77,7 +84,7 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
     w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, weight_precision=inf.weight_precision,
                                   redundant_experts=inf.redundant_experts)
     head = 2.0 * d * shape.vocab / tp * batch / n
-    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head) / peak)
+    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head + up * tc / T) / peak)
     n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0
     ar = L * n_ar * dt.allreduce_time_s(message_bytes=tc * d * 2.0, tp=tp, hw=hw, engine=eng)
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
@@ -94,6 +101,10 @@ QUANTITIES = [
     Q("srv_prefill_launch_s", "s", "Kernel boundaries of one prefill chunk", _S),
     Q("srv_prefill_cpu_s", "s", "CPU launch time of one eager prefill chunk (0 with prefill CUDA graphs)", _S),
     Q("srv_prefill_small_floor_s", "s", "Small kernels of one prefill chunk (latency floor)", _S),
+    Q("srv_prefill_attn_FLOP_per_ctx_token", "FLOP",
+      "Prefill attention FLOPs per query token per context token on one GPU (MLA non-absorbed: d_qk + d_v)", _S),
+    Q("srv_kv_up_FLOP_per_token", "FLOP",
+      "MLA up-projection (kv_b_proj) FLOPs per re-expanded cached token on one GPU (0 for GQA)", _S),
     Q("srv_head_FLOP_per_prompt", "FLOP", "LM-head FLOPs per prompt on one GPU (last token only)", _S),
     Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
@@ -119,6 +130,9 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_prefill_launch_s": kernels * eng.graph_launch_us * 1e-6,
         "srv_prefill_cpu_s": 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6,
         "srv_prefill_small_floor_s": shape.layers * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6,
+        "srv_prefill_attn_FLOP_per_ctx_token": pt.prefill_attention_FLOPs_per_query(shape, context_tokens=1.0,
+                                                                                    tp=inf.tp),
+        "srv_kv_up_FLOP_per_token": pt.kv_up_FLOPs_per_token(shape, tp=inf.tp),
         "srv_head_FLOP_per_prompt": 2.0 * shape.d_model * shape.vocab / inf.tp,
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,

@@ -16,6 +16,21 @@ F_attn = 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2), split over the chunks in pr
 chunk attends to. With many tokens every expert is hit, so MoE weights are read whole. The prefill
 weight stream runs at the GPU's large-transfer hbm_efficiency (efficiency.yaml), not decode's.
 
+MLA prefills in the non-absorbed ("MHA") form, as vLLM and SGLang run it (vLLM
+``vllm/v1/attention/backends/mla/common.py`` ``MLACommonImpl._forward_prefill`` and
+``_compute_prefill_context``; SGLang ``python/sglang/srt/models/deepseek_v2.py`` ``forward_normal`` /
+``forward_normal_chunked_kv``): kv_b_proj up-projects the latent of the new tokens *and of the cached
+prefix* into per-head K (d_nope, plus the shared RoPE key) and V, and attention runs with
+d_qk = d_nope + d_rope and d_v (DeepSeek-V3: 192 + 128 = 320 per head; decode's absorbed form uses
+2·r_kv + d_rope = 1,088). The new tokens' up-projection is already in F_lin (kv_b_proj is an attention
+weight); the context a chunk re-expands adds 2·L·h/TP·r_kv·(d_nope + d_v) FLOPs per token, at the
+linear peak: per prompt of n = ceil(S/C) chunks, n·s_0 + C·n(n−1)/2 tokens (each chunk re-expands the
+cached prefix and the prompt's earlier chunks). Simplifications: SGLang runs the absorbed form when a
+batch's cached prefix is non-zero but below SGLANG_CHUNKED_PREFIX_CACHE_THRESHOLD (8,192 tokens);
+this model always prefills MLA non-absorbed. Prompts of a batch do not straddle chunks. kv_b_proj's
+weights are counted once per chunk (vLLM re-runs it per context workspace chunk: about 1 GB for
+DeepSeek-V3 FP8, well under a millisecond).
+
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
 
@@ -60,13 +75,43 @@ def linear_FLOPs_per_token(shape: ModelShape, *, tp: int = 1, ep: int = 1) -> fl
     return 2.0 * per
 
 
+def prefill_attention_width(shape: ModelShape) -> float:
+    """Per-head d_qk + d_v of prefill attention. MLA prefills non-absorbed: (d_nope + d_rope) + d_v
+    (DeepSeek-V3 192 + 128 = 320), not decode's 2·r_kv + d_rope (module docstring)."""
+    return shape.qk_head_dim + shape.v_head_dim
+
+
+def prefill_attention_FLOPs_per_query(shape: ModelShape, *, context_tokens: float, tp: int = 1) -> float:
+    """Prefill attention-core FLOPs of one query over ``context_tokens`` on one GPU, all layers:
+    2·S·h/TP·(d_qk + d_v)·L at the prefill width (MLA non-absorbed)."""
+    _nonneg(context_tokens=context_tokens)
+    return 2.0 * context_tokens * shape.n_heads / tp * prefill_attention_width(shape) * shape.layers
+
+
 def causal_attention_FLOPs(shape: ModelShape, *, prompt_tokens: float, cached_tokens: float = 0.0, tp: int = 1) -> float:
-    """Attention-core FLOPs of one prompt on one GPU: 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2) (causal)."""
+    """Attention-core FLOPs of one prompt on one GPU: 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2) (causal;
+    MLA at the non-absorbed width)."""
     _nonneg(prompt_tokens=prompt_tokens, cached_tokens=cached_tokens)
-    heads = shape.n_heads / tp
-    width = (2 * shape.kv_lora_rank + shape.qk_rope_head_dim) if shape.attention == "mla" else (
-        shape.qk_head_dim + shape.v_head_dim)
-    return 2.0 * heads * width * shape.layers * (prompt_tokens * cached_tokens + prompt_tokens**2 / 2.0)
+    return prefill_attention_FLOPs_per_query(
+        shape, context_tokens=prompt_tokens * cached_tokens + prompt_tokens**2 / 2.0, tp=tp)
+
+
+def kv_up_FLOPs_per_token(shape: ModelShape, *, tp: int = 1) -> float:
+    """FLOPs of re-expanding one cached MLA latent into per-head K and V on one GPU, all layers:
+    2·L·h/TP·r_kv·(d_nope + d_v) (kv_b_proj); 0 for GQA, whose cache holds K and V."""
+    if shape.attention != "mla":
+        return 0.0
+    nope = shape.qk_head_dim - shape.qk_rope_head_dim
+    return 2.0 * shape.layers * shape.n_heads / tp * shape.kv_lora_rank * (nope + shape.v_head_dim)
+
+
+def reexpanded_tokens(*, prompt_tokens: float, cached_tokens: float, chunk_tokens: float) -> float:
+    """Context tokens one prompt's chunks up-project from the cache: n·s_0 + C·n(n−1)/2 with
+    n = ceil(S/C) chunks (each re-expands the cached prefix and the prompt's earlier chunks)."""
+    _pos(prompt_tokens=prompt_tokens, chunk_tokens=chunk_tokens)
+    _nonneg(cached_tokens=cached_tokens)
+    n = max(1, math.ceil(prompt_tokens / chunk_tokens - 1e-9))
+    return n * cached_tokens + chunk_tokens * n * (n - 1) / 2.0
 
 
 def prefill_weight_read_bytes(shape: ModelShape, *, tokens: float, tp: int = 1, ep: int = 1,
@@ -109,6 +154,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     f_head = 2.0 * shape.d_model * shape.vocab / tp * batch
     f_attn = batch * causal_attention_FLOPs(shape, prompt_tokens=prompt_tokens, cached_tokens=cached_tokens, tp=tp)
     t_attn = f_attn / (hw["peak_TFLOPS"] * TERA * hw["attention_efficiency"])
+    f_up = batch * kv_up_FLOPs_per_token(shape, tp=tp) * reexpanded_tokens(
+        prompt_tokens=prompt_tokens, cached_tokens=cached_tokens, chunk_tokens=C)
 
     n_ar = ALLREDUCES_PER_LAYER if tp > 1 else 0
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
@@ -123,7 +170,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
                                       keep_checkpoint_precision=keep_checkpoint_precision)
         head = f_head / n_chunks
         mem = w / bw
-        comp = (f_tok * tc + head) / peak_lin
+        comp = (f_tok * tc + head + f_up * tc / T) / peak_lin
         ar = L * n_ar * allreduce_time_s(message_bytes=tc * shape.d_model * act_bytes, tp=tp, hw=hw, engine=engine)
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
         small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem)
@@ -144,6 +191,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         "weight_read_s": t_mem,
         "linear_compute_s": t_comp,
         "attention_s": t_attn,
+        "kv_up_FLOPs": f_up,
         "allreduce_s": t_ar,
         "small_kernels_s": t_small,
         "cpu_launch_s": t_cpu,
@@ -156,8 +204,9 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
 def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: Any, tp: int = 1,
                                  ep: int = 1, weight_precision: str = "bf16", act_bytes: float = 2.0) -> float:
     """Extra time one prompt token adds when it rides in a step whose weights are read anyway
-    (chunked prefill mixed into decode): its linear FLOPs, its share of causal attention, its
-    all-reduce bytes. The weight-read floor is the decode step's."""
+    (chunked prefill mixed into decode): its linear FLOPs, its share of causal attention (MLA
+    non-absorbed), its all-reduce bytes. The weight-read floor is the decode step's; no cached prefix,
+    so no MLA re-expansion."""
     _pos(prompt_tokens=prompt_tokens)
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
     lin = linear_FLOPs_per_token(shape, tp=tp, ep=ep) / peak_lin

@@ -1,5 +1,5 @@
 """Line items of the Inference sheet's engine prefill block (docs/serving.md "Prefill";
-workbook/calc/serving_prefill.py). :func:`prefill_items` writes the eleven rows of one prefill of
+workbook/calc/serving_prefill.py). :func:`prefill_items` writes the rows of one prefill of
 ``{batch}`` prompts at a chunk size ``{chunk}`` (row names); the load block reuses it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
         f"{p}_{part}_lin_s": f"=MAX(({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{st_hbm_Bps}},({{srv_prefill_FLOP_per_token}}*{tc}"
-        f"+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}})/{{srv_linear_FLOPS}})",
+        f"+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}}+{{{p}_up_FLOP}}*{tc}/{{{p}_tokens}})/{{srv_linear_FLOPS}})",
         f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_{part}_s": f"=MAX({{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
@@ -33,12 +33,16 @@ def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cach
     for a prefill pool at another EP."""
     p, c, S = prefix, "{" + chunk + "}", prompt
     ctx = f"{S}/c_two" if cached is None else f"({S}/c_two+{cached})"
+    s0 = "0" if cached is None else cached
     out = {
         f"{p}_batch": batch,
         f"{p}_tokens": f"={{{p}_batch}}*{S}",
         f"{p}_chunks": f"=MAX(1,ROUNDUP({{{p}_tokens}}/{c}-c_srv_floor_eps,0))",
         f"{p}_last_tokens": f"=MIN({c},{{{p}_tokens}}-({{{p}_chunks}}-1)*{c})",
-        f"{p}_attn_s": f"={{{p}_batch}}*{{srv_attn_FLOP_per_ctx_token}}*{S}*{ctx}/{{srv_attn_FLOPS}}",
+        f"{p}_prompt_chunks": f"=MAX(1,ROUNDUP({S}/{c}-c_srv_floor_eps,0))",
+        f"{p}_up_FLOP": f"={{{p}_batch}}*{{srv_kv_up_FLOP_per_token}}*({{{p}_prompt_chunks}}*{s0}"
+        f"+{c}*{{{p}_prompt_chunks}}*({{{p}_prompt_chunks}}-1)/c_two)",
+        f"{p}_attn_s": f"={{{p}_batch}}*{{srv_prefill_attn_FLOP_per_ctx_token}}*{S}*{ctx}/{{srv_attn_FLOPS}}",
         **_chunk_items(p, "full", c),
         **_chunk_items(p, "last", f"{{{p}_last_tokens}}"),
         f"{p}_prefill_s": f"=({{{p}_chunks}}-1)*{{{p}_full_s}}+{{{p}_last_s}}",
@@ -49,13 +53,17 @@ def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cach
 
 
 ITEMS = {
+    "srv_prefill_attn_FLOP_per_ctx_token": f"=c_two*{{model_n_heads}}/{_TP}*({{srv_qk_head_dim}}+{{srv_v_head_dim}})"
+    "*{model_layers}",
+    "srv_kv_up_FLOP_per_token": f"=IF({{model_is_mla_flag}}=1,c_two*{{model_layers}}*{{model_n_heads}}/{_TP}"
+    "*{model_kv_lora_rank}*({model_qk_nope_head_dim}+{model_v_head_dim}),0)",
     "srv_prefill_kernels": "={srv_kernels_per_step}-c_srv_sampler_kernels",
     "srv_prefill_launch_s": "={srv_prefill_kernels}*{srv_eng_graph_launch_us}/c_us_per_s",
     "srv_prefill_cpu_s": "=(1-{srv_eng_prefill_cuda_graphs})*{srv_prefill_kernels}*{srv_eng_eager_launch_us}/c_us_per_s",
     "srv_prefill_small_floor_s": "={srv_small_kernels_s}",
     "srv_head_FLOP_per_prompt": f"=c_two*{{model_d_model}}*{{model_vocab}}/{_TP}",
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
-    f"+{{srv_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
+    f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
     "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
