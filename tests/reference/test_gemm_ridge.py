@@ -113,3 +113,16 @@ def test_bad_inputs():
         dt.gemm_time_s(memory_s=-1.0, compute_s=1.0, ridge_p=2.0)
     with pytest.raises(ValueError):
         dt.gemm_time_s(memory_s=1.0, compute_s=1.0, ridge_p=0.0)
+
+
+def test_catalogue_rejects_an_exponent_outside_1_16(tmp_path):
+    from tests.reference.test_step_time import GOOD
+    from workbook.catalog.efficiency import load_efficiency
+    from workbook.errors import InputError
+
+    p = tmp_path / "efficiency.yaml"
+    for bad in ("gemm_ridge_p_fp8: 20", "gemm_ridge_p_fp8: 0.5"):
+        p.write_text(GOOD.replace("gemm_ridge_p_fp8: 1.53", bad), encoding="utf-8")
+        with pytest.raises(InputError) as e:
+            load_efficiency(p)
+        assert "gemm_ridge_p_fp8" in str(e.value)
