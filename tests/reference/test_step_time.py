@@ -354,6 +354,8 @@ GOOD = """- gpu: h100
   nic_GBps_per_gpu: 50
   nvlink_latency_us: 10
   network_latency_us: 20
+  gemm_ridge_p_bf16: 8.7
+  gemm_ridge_p_fp8: 1.53
 """
 
 

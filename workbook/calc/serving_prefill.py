@@ -27,10 +27,10 @@ PREFILL_ROWS = [
     ("prompt_chunks", "chunks", "chunks of one prompt (at least 1)"),
     ("up_FLOP", "FLOP", "MLA re-expansion of cached context: prompts x (chunks x cached + chunk x chunks(chunks - 1)/2) tokens"),
     ("attn_s", "s", "causal attention of all prompts (MLA non-absorbed)"),
-    ("full_lin_s", "s", "full chunk: larger of the weight read and the linear FLOPs"),
+    ("full_lin_s", "s", "full chunk: smooth roofline of the weight read and the linear FLOPs"),
     ("full_ar_s", "s", "full chunk: TP all-reduces"),
     ("full_s", "s", "full chunk: time (GPU, or the eager CPU launch when longer)"),
-    ("last_lin_s", "s", "last chunk: larger of the weight read and the linear FLOPs"),
+    ("last_lin_s", "s", "last chunk: smooth roofline of the weight read and the linear FLOPs"),
     ("last_ar_s", "s", "last chunk: TP all-reduces"),
     ("last_s", "s", "last chunk: time"),
     ("prefill_s", "s", "prefill time: (chunks − 1) full chunks + the last"),
@@ -84,7 +84,9 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
     w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, weight_precision=inf.weight_precision,
                                   redundant_experts=inf.redundant_experts)
     head = 2.0 * d * shape.vocab / tp * batch / n
-    lin = max(w / bw, (linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head + up * tc / T) / peak)
+    lin = dt.gemm_time_s(memory_s=w / bw,
+                         compute_s=(linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head + up * tc / T) / peak,
+                         ridge_p=dt.gemm_ridge_p(hw, weight_precision=inf.weight_precision))
     n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0
     ar = L * n_ar * dt.allreduce_time_s(message_bytes=tc * d * 2.0, tp=tp, hw=hw, engine=eng)
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)

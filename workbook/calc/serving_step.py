@@ -23,7 +23,7 @@ _S = "docs/serving.md"
 #: the six rows of one decode step: suffix, unit, label
 DECODE_ROWS = [
     ("weight_read_B", "B", "weights read in the step (dense + distinct experts + embedding rows)"),
-    ("gemm_s", "s", "GEMM time: larger of the weight stream and the linear FLOPs"),
+    ("gemm_s", "s", "GEMM time: smooth roofline of the weight stream and the linear FLOPs"),
     ("attn_s", "s", "attention time: larger of the KV read, the attention FLOPs and the small-kernel floor"),
     ("ar_s", "s", "TP all-reduces (two per layer, alpha-beta, custom kernel or NCCL)"),
     ("gpu_s", "s", "GPU time: GEMM + attention + small kernels + all-reduce + sampler + launches"),
@@ -79,6 +79,8 @@ QUANTITIES = [
     Q("srv_fp8_TFLOPS", "TFLOPS", "FP8 peak (BF16 where the GPU has no FP8 units)", _S),
     Q("srv_linear_TFLOPS", "TFLOPS", "Peak of the weight GEMMs (FP8 units for FP8/INT8 weights, else BF16)", _S),
     Q("srv_linear_FLOPS", "FLOP/s", "Sustained GEMM rate (peak x matmul efficiency)", _S),
+    Q("srv_gemm_ridge_p", "exponent", "GEMM smooth-roofline exponent p at the weight precision, "
+      "(t_mem^p + t_comp^p)^(1/p)", _S),
     Q("srv_attn_FLOPS", "FLOP/s", "Sustained attention rate (BF16 peak x attention efficiency)", _S),
     Q("srv_layer_kind", "count", "Layer kind for the kernel counts: 1 dense, 2 GQA + MoE, 3 MLA", _S),
     Q("srv_gemms_per_layer", "count", "GEMM kernels per layer of a decode step", _S),
@@ -152,6 +154,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_fp8_TFLOPS": hw["fp8_TFLOPS"],
         "srv_linear_TFLOPS": dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision),
         "srv_linear_FLOPS": dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"],
+        "srv_gemm_ridge_p": dt.gemm_ridge_p(hw, weight_precision=inf.weight_precision),
         "srv_attn_FLOPS": hw["peak_TFLOPS"] * TERA * hw["attention_efficiency"],
         "srv_layer_kind": float(["dense", "moe", "mla_moe"].index(kind) + 1),
         "srv_gemms_per_layer": float(dt.GEMMS_PER_LAYER[kind]),

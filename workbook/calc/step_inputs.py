@@ -33,7 +33,9 @@ _EFF = [("gemm_efficiency", "fraction", "Sustained matmul FLOP/s / dense BF16 pe
         ("network_efficiency", "fraction", "Collective bus bandwidth / NIC line rate"),
         ("nic_GBps_per_gpu", "GB/s", "Scale-out NIC per GPU of a typical system, one direction"),
         ("nvlink_latency_us", "us", "Latency of one intra-node collective"),
-        ("network_latency_us", "us", "Latency of one inter-node collective")]
+        ("network_latency_us", "us", "Latency of one inter-node collective"),
+        ("gemm_ridge_p_bf16", "exponent", "Smooth-roofline exponent p of a BF16 GEMM (serving models)"),
+        ("gemm_ridge_p_fp8", "exponent", "Smooth-roofline exponent p of an FP8 (W8A8) GEMM (serving models)")]
 _S = "docs/step_time.md"
 
 QUANTITIES = [

@@ -158,6 +158,11 @@ class GpuEfficiency(BaseModel):
     nic_GBps_per_gpu: float = Field(..., gt=0, le=1000, description="scale-out NIC per GPU, one direction (GB/s)")
     nvlink_latency_us: float = Field(..., ge=0, le=1000, description="latency of one intra-node collective (us)")
     network_latency_us: float = Field(..., ge=0, le=10000, description="latency of one inter-node collective (us)")
+    # p <= 16 keeps t^p of any time in seconds above 1e-15 s clear of double underflow (1e-240)
+    gemm_ridge_p_bf16: float = Field(
+        ..., ge=1, le=16, description="smooth-roofline exponent p of a BF16 GEMM, t = (t_mem^p + t_comp^p)^(1/p)")
+    gemm_ridge_p_fp8: float = Field(
+        ..., ge=1, le=16, description="smooth-roofline exponent p of an FP8 (W8A8) GEMM, as gemm_ridge_p_bf16")
     source: str = Field(..., min_length=1, description="paper or benchmark the factors come from")
     as_of: dt.date = Field(..., description="date the values were checked (ISO)")
     field_sources: dict[str, str] = Field(default_factory=dict, description="field -> source where not `source`")

@@ -5,7 +5,8 @@ a step also waits for TP all-reduces, small latency-bound kernels, kernel launch
 the CPU. Per step of one GPU of the serving group (TP ranks run in lockstep, so this is the group's
 step), with n = B·q query tokens (q = 1, or 1 + draft tokens when a speculative/MTP step verifies):
 
-    t_gemm  = max( W_read / (BW·e_dec),  F_gemm / (peak_c·e_gemm) )          weights and linear FLOPs
+    t_gemm  = ridge( W_read / (BW·e_dec),  F_gemm / (peak_c·e_gemm) )        weights and linear FLOPs
+              ridge(a, b) = (a^p + b^p)^(1/p), p by precision (efficiency.yaml gemm_ridge_p_*)
     t_attn  = max( KV_read / (BW·e_dec), F_attn / (peak·e_attn), L·t_small )  attention over the context
     t_small = L·k_small·t_small_kernel                                        norms, RoPE, KV write, act.
     t_ar    = L·n_ar·(alpha + 2(TP−1)/TP·n·d·b_act / (BW_nvl·e_ar))           TP all-reduces (TP > 1)
@@ -96,6 +97,8 @@ def serving_hardware(*, gpu: Any, efficiency: Any, device: Any) -> dict[str, flo
         "nvlink_efficiency": efficiency.nvlink_efficiency,
         "network_efficiency": efficiency.network_efficiency,
         "network_latency_s": efficiency.network_latency_us * 1e-6,
+        "gemm_ridge_p_bf16": efficiency.gemm_ridge_p_bf16,
+        "gemm_ridge_p_fp8": efficiency.gemm_ridge_p_fp8,
         "decode_hbm_efficiency": device.decode_hbm_efficiency,
         "device_total_GiB": device.cuda_total_GiB,
     }
@@ -105,6 +108,22 @@ def compute_peak_TFLOPS(hw: dict, *, weight_precision: str) -> float:
     """Matmul peak used for the weights' GEMMs: FP8 tensor cores for FP8/INT8 weights with FP8
     activations (W8A8), BF16 otherwise (INT4 W4A16 dequantises to BF16, spec F3)."""
     return hw["fp8_TFLOPS"] if weight_precision.lower() in ("fp8", "int8") else hw["peak_TFLOPS"]
+
+
+def gemm_ridge_p(hw: dict, *, weight_precision: str) -> float:
+    """Smooth-roofline exponent of the weights' GEMMs, on the same precision split as
+    compute_peak_TFLOPS: FP8/INT8 (W8A8) the FP8 fit, else the BF16 fit (efficiency.yaml)."""
+    fp8 = weight_precision.lower() in ("fp8", "int8")
+    return hw["gemm_ridge_p_fp8"] if fp8 else hw["gemm_ridge_p_bf16"]
+
+
+def gemm_time_s(*, memory_s: float, compute_s: float, ridge_p: float) -> float:
+    """Time of a GEMM from its memory and compute bounds, smooth roofline (t_mem^p + t_comp^p)^(1/p).
+    Real GEMMs near the ridge (M ~ peak/BW) reach neither bound; p is fitted to published GEMM tables
+    (docs/serving.md "Factors"); p -> infinity is the ideal max()."""
+    _nonneg(memory_s=memory_s, compute_s=compute_s)
+    _pos(ridge_p=ridge_p)
+    return (memory_s**ridge_p + compute_s**ridge_p) ** (1.0 / ridge_p)
 
 
 def allreduce_time_s(*, message_bytes: float, tp: int, hw: dict, engine: Any) -> float:
@@ -211,7 +230,8 @@ def decode_step(shape: ModelShape, *, batch: float, context_tokens: float, hw: d
     t_mem_gemm = (wr["total"] + act) / bw
     f_gemm = decode_gemm_FLOPs(shape, query_tokens=n, tp=tp, ep=ep)
     t_comp_gemm = f_gemm / (compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"])
-    t_gemm = max(t_mem_gemm, t_comp_gemm)
+    t_gemm = gemm_time_s(memory_s=t_mem_gemm, compute_s=t_comp_gemm,
+                         ridge_p=gemm_ridge_p(hw, weight_precision=weight_precision))
 
     kv_tok = kv_bytes_per_token_per_gpu(shape, kv_precision=kv_precision, tp=tp)
     kv_read = batch * context_tokens * kv_tok

@@ -5,7 +5,7 @@ The book's prefill is max(2·P·S/(TP·eff), W/BW) (spec F2). A batch of ``batch
 cache) is cut into chunks of at most C tokens (the engine's chunk / token budget); each chunk costs,
 on one GPU of the TP group,
 
-    t_chunk = max( W_read/(BW·e_hbm), F_lin(T_c)/(peak_c·e_gemm) )            weights, linear FLOPs
+    t_chunk = ridge( W_read/(BW·e_hbm), F_lin(T_c)/(peak_c·e_gemm) )          weights, linear FLOPs
             + F_attn(chunk)/(peak·e_attn)                                       causal attention
             + L·n_ar·t_AR(T_c·d·b_act)  +  L·k_small·max(t_small, bytes/BW)     TP all-reduces, small ops
     with a CPU floor L·k_all·t_eager when the engine launches prefill eagerly (t = max(GPU, CPU)).
@@ -31,6 +31,9 @@ this model always prefills MLA non-absorbed. Prompts of a batch do not straddle 
 weights are counted once per chunk (vLLM re-runs it per context workspace chunk: about 1 GB for
 DeepSeek-V3 FP8, well under a millisecond).
 
+ridge(a, b) = (a^p + b^p)^(1/p) is decode_time.gemm_time_s, the smooth roofline of a GEMM (p from
+efficiency.yaml by precision; the ideal max() is p -> infinity).
+
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
 
@@ -48,6 +51,8 @@ from workbook.reference.decode_time import (
     SMALL_KERNELS_PER_LAYER,
     allreduce_time_s,
     compute_peak_TFLOPS,
+    gemm_ridge_p,
+    gemm_time_s,
     layer_kind,
 )
 from workbook.reference.serving_shape import (
@@ -150,6 +155,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     kind = layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
+    ridge_p = gemm_ridge_p(hw, weight_precision=weight_precision)
     f_tok = linear_FLOPs_per_token(shape, tp=tp, ep=ep)
     f_head = 2.0 * shape.d_model * shape.vocab / tp * batch
     f_attn = batch * causal_attention_FLOPs(shape, prompt_tokens=prompt_tokens, cached_tokens=cached_tokens, tp=tp)
@@ -175,9 +181,10 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
         small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem)
         attn = t_attn * tc / T
-        gpu = max(mem, comp) + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
+        lin = gemm_time_s(memory_s=mem, compute_s=comp, ridge_p=ridge_p)
+        gpu = lin + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
         cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6
-        t_lin += max(mem, comp)
+        t_lin += lin
         t_mem += mem
         t_comp += comp
         t_ar += ar

@@ -4,7 +4,7 @@ workbook/calc/serving_prefill.py). :func:`prefill_items` writes the rows of one 
 
 from __future__ import annotations
 
-from workbook.sheets.serving_step import distinct_share
+from workbook.sheets.serving_step import distinct_share, ridge
 
 _TP = "{inference.tp}"
 _S = "{inference.prompt_tokens}"
@@ -15,8 +15,10 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     msg = f"{tc}*{{srv_ar_B_per_token}}"
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
-        f"{p}_{part}_lin_s": f"=MAX(({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{st_hbm_Bps}},({{srv_prefill_FLOP_per_token}}*{tc}"
-        f"+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}}+{{{p}_up_FLOP}}*{tc}/{{{p}_tokens}})/{{srv_linear_FLOPS}})",
+        f"{p}_{part}_lin_s": "=" + ridge(
+            f"({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{st_hbm_Bps}}",
+            f"({{srv_prefill_FLOP_per_token}}*{tc}+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}}"
+            f"+{{{p}_up_FLOP}}*{tc}/{{{p}_tokens}})/{{srv_linear_FLOPS}}"),
         f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_{part}_s": f"=MAX({{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"

@@ -38,6 +38,12 @@ TABLES = {
 _TP = "{inference.tp}"
 
 
+def ridge(memory: str, compute: str) -> str:
+    """Smooth roofline of a GEMM, (t_mem^p + t_comp^p)^(1/p) (decode_time.gemm_time_s), of two expressions."""
+    p = "{srv_gemm_ridge_p}"
+    return f"(({memory})^{p}+({compute})^{p})^(1/{p})"
+
+
 def distinct_share(tokens: str) -> str:
     """Share of the routed experts that ``tokens`` tokens (an expression) hit, 1 − (1 − k/E)^(N·f),
     as 1 − EXP(N·f·LN(1 − k/E)) with the exponent floored where the power underflows (share 1)."""
@@ -53,8 +59,8 @@ def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
     return {
         f"{p}_weight_read_B": f"={{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(b)}"
         f"+{{srv_emb_row_B}}*MIN({b},{{model_vocab}})",
-        f"{p}_gemm_s": f"=MAX(({{{p}_weight_read_B}}+{b}*{{srv_act_B_per_token}})/{{srv_decode_Bps}},"
-        f"{b}*{{srv_decode_FLOP_per_token}}/{{srv_linear_FLOPS}})",
+        f"{p}_gemm_s": "=" + ridge(f"({{{p}_weight_read_B}}+{b}*{{srv_act_B_per_token}})/{{srv_decode_Bps}}",
+                                   f"{b}*{{srv_decode_FLOP_per_token}}/{{srv_linear_FLOPS}}"),
         f"{p}_attn_s": f"=MAX({b}*{c}*{{srv_kv_bytes_per_token}}/{{srv_decode_Bps}},"
         f"{b}*{c}*{{srv_attn_FLOP_per_ctx_token}}/{{srv_attn_FLOPS}},{{srv_attn_floor_s}})",
         f"{p}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
@@ -79,6 +85,8 @@ ITEMS = {
     "srv_linear_TFLOPS": '=IF(OR({inference.weight_precision}="fp8",{inference.weight_precision}="int8"),'
     "{srv_fp8_TFLOPS},{gpu_bf16_dense_TFLOPS})",
     "srv_linear_FLOPS": "={srv_linear_TFLOPS}*c_tera*{eff_gemm_efficiency}",
+    "srv_gemm_ridge_p": '=IF(OR({inference.weight_precision}="fp8",{inference.weight_precision}="int8"),'
+    "{eff_gemm_ridge_p_fp8},{eff_gemm_ridge_p_bf16})",
     "srv_attn_FLOPS": "={gpu_bf16_dense_TFLOPS}*c_tera*{eff_attention_efficiency}",
     "srv_layer_kind": "=1+MAX({model_is_mla_flag},{model_moe})+{model_is_mla_flag}",
     "srv_gemms_per_layer": "=INDEX(t_srv_kernels_gemms,{srv_layer_kind})",
