@@ -13,7 +13,10 @@ within the request's overshoot tolerance. Rules that remove a layout are counted
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -142,29 +145,88 @@ def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
                                     yield Shape(tp, cp, pp, ep, mb, rc, z, prec)
 
 
-def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[int, int]]:
-    """(DP, GA) pairs for ``shape``, DP ascending (see the module docstring)."""
+class DpOptions(Sequence):
+    """A shape's (DP, GA) pairs, DP ascending, held as runs of DP = k·step (k first..last) rather than
+    one by one: the search reads only a few of them (``dps`` is the DP column, for a bisection)."""
+
+    def __init__(self, step: int, seqs: int, micro_batch: int, runs: list[tuple[int, int]]):
+        self.step, self.seqs, self.micro_batch, self.runs = step, seqs, micro_batch, runs
+        self._starts = list(itertools.accumulate((hi - lo + 1 for lo, hi in runs), initial=0))
+        self.dps = _DpColumn(self)
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def dp(self, i: int) -> int:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        r = bisect.bisect_right(self._starts, i) - 1
+        return (self.runs[r][0] + i - self._starts[r]) * self.step
+
+    def __getitem__(self, i: int) -> tuple[int, int]:  # type: ignore[override]
+        if i < 0:
+            i += len(self)
+        dp = self.dp(i)
+        return dp, -(-self.seqs // (dp * self.micro_batch))
+
+
+class _DpColumn(Sequence):
+    def __init__(self, opts: DpOptions):
+        self.opts = opts
+
+    def __len__(self) -> int:
+        return len(self.opts)
+
+    def __getitem__(self, i: int) -> int:  # type: ignore[override]
+        return self.opts.dp(i)
+
+
+def dp_runs(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> DpOptions:
+    """(DP, GA) pairs for ``shape``, DP ascending (see the module docstring), as :class:`DpOptions`.
+
+    With x = DP·B_micro, GA = ceil(B / x) falls as DP grows, so GA >= PP holds up to a last DP; the
+    batch GA·x overshoots B by less than x, so no DP with x <= floor(B (1 + tol)) - B + 1 overshoots,
+    and above that GA takes only a few values (about 1/tol), each on a run of DPs whose lower part
+    stays within the tolerance. The rules count what they remove as a DP-by-DP walk would."""
     c, t, gpn = req.constraints, req.training, int(gpu.gpus_per_node)
     replica = shape.tp * shape.cp * shape.pp
+    mb, pp = shape.micro_batch, shape.pp
     seqs = round(t.global_batch_tokens / t.seq_len)
     # whole nodes: N = replica·DP a multiple of the node; EP inside DP·CP: EP divides DP·CP
     node_step = gpn // math.gcd(replica, gpn) if c.whole_nodes else 1
     step = math.lcm(node_step, shape.ep // math.gcd(shape.ep, shape.cp))
     dp_max = c.max_gpus // replica
-    if dp_max * shape.micro_batch > seqs:
-        rules.drop("global_batch_too_small", f"DP x mb {shape.micro_batch} above {seqs} sequences per step")
-        dp_max = seqs // shape.micro_batch
-    out = []
-    for dp in range(step, dp_max + 1, step):
-        ga = -(-seqs // (dp * shape.micro_batch))
-        if ga < shape.pp:  # GA only falls as DP grows
-            rules.drop("ga_below_pp", f"GA {ga} < PP{shape.pp} at DP{dp} (the 1F1B pipeline does not fill)")
-            break
-        if ga * dp * shape.micro_batch > seqs * (1 + t.global_batch_tolerance):
-            rules.drop("global_batch_overshoot", f"GA {ga} x DP{dp} x mb {shape.micro_batch} overshoots {seqs}")
-            continue
-        out.append((dp, ga))
-    return out
+    if dp_max * mb > seqs:
+        rules.drop("global_batch_too_small", f"DP x mb {mb} above {seqs} sequences per step")
+        dp_max = seqs // mb
+    k_max, u = dp_max // step, step * mb
+    # GA >= PP  <=>  (PP - 1)·x < B
+    k_last = k_max if pp == 1 else max(0, min(k_max, (seqs - 1) // ((pp - 1) * u)))
+    limit = math.floor(seqs * (1 + t.global_batch_tolerance))  # GA·x <= B (1 + tol), GA·x an integer
+    k_safe = min(k_last, (limit - seqs + 1) // u)
+    runs = [(1, k_safe)] if k_safe >= 1 else []
+    k = max(1, k_safe + 1)
+    while k <= k_last:
+        ga = -(-seqs // (k * u))
+        k_end = k_last if ga == 1 else min(k_last, (seqs - 1) // ((ga - 1) * u))
+        k_ok = min(k_end, limit // (ga * u))
+        if k_ok >= k:
+            runs.append((k, k_ok))
+        if k_end > max(k_ok, k - 1):
+            first = max(k, k_ok + 1)
+            rules.drop("global_batch_overshoot", f"GA {ga} x DP{first * step} x mb {mb} overshoots {seqs}",
+                       n=k_end - first + 1)
+        k = k_end + 1
+    if k_last < k_max:
+        dp = (k_last + 1) * step
+        ga = -(-seqs // (dp * mb))
+        rules.drop("ga_below_pp", f"GA {ga} < PP{pp} at DP{dp} (the 1F1B pipeline does not fill)")
+    return DpOptions(step, seqs, mb, runs)
+
+
+def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[int, int]]:
+    """(DP, GA) pairs for ``shape``, DP ascending, one by one (:func:`dp_runs` listed)."""
+    return list(dp_runs(shape, req, gpu, rules))
 
 
 def to_scenario(layout: Layout, req: PlanRequest, gpu_id: str, model_fields: dict, name: str,

@@ -73,6 +73,9 @@ class Screen:
         self._training = TrainingInputs().model_dump()
         self._state: dict = {}
         self._acts: dict = {}
+        self._holdings: dict = {}
+        self._step_kw: dict = {}
+        self._billed: dict = {}
         self.calls = {"state": 0, "activations": 0, "step": 0}
 
     def _ctx(self, layout: Layout) -> Context:
@@ -95,9 +98,12 @@ class Screen:
         skey = (s.tp, s.pp, s.cp, s.ep, s.zero_stage, s.precision, layout.dp if s.zero_stage else 0)
         if skey not in self._state:
             self.calls["state"] += 1
+            hkey = (s.tp, s.pp, s.ep)
+            if hkey not in self._holdings:
+                self._holdings[hkey] = ss.stage_holdings(self.model, tp=s.tp, pp=s.pp, ep=s.ep, etp=s.tp)
             self._state[skey] = ss.model_state_per_gpu(
                 self.model, num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp,
-                zero_stage=s.zero_stage, recipe=self.recipe)["per_stage"]
+                zero_stage=s.zero_stage, recipe=self.recipe, holdings=self._holdings[hkey])["per_stage"]
         # 1F1B keeps min(PP - i, GA) micro-batches in flight on rank i: GA matters only up to PP
         akey = (s.tp, s.cp, s.pp, s.micro_batch, s.recompute, s.precision, min(layout.grad_accum, s.pp))
         if akey not in self._acts:
@@ -110,16 +116,41 @@ class Screen:
         """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
         out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, self.capacity_GB)
         if with_time:
-            self.calls["step"] += 1
-            r = stm.step_time(**step_kwargs(self._ctx(layout)))
-            out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
-            out.mfu = r["mfu"]
-            billed = self.billed_gpus(layout.num_gpus)
-            out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
-                                             gpu_hour_usd=self.price)
-            out.cost_target_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days),
-                                                    gpu_hour_usd=self.price)
+            self.add_time(out)
         return out
+
+    def add_time(self, out: Screened) -> Screened:
+        """Days, MFU and cost of a screened layout (``step_time`` at its DP and GA)."""
+        layout = out.layout
+        self.calls["step"] += 1
+        r = stm.step_time(dp=layout.dp, micro_batches=layout.grad_accum, stage=self._shape_step(layout)[1])
+        out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
+        out.mfu = r["mfu"]
+        billed, out.cost_target_usd = self._billed_and_target_cost(layout.num_gpus)
+        out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
+                                         gpu_hour_usd=self.price)
+        return out
+
+    def step_kwargs(self, layout: Layout) -> dict:
+        """``step_kwargs`` of the layout from what the screen keeps per shape: the keywords but
+        ``dp`` = N / (TP·CP·PP) and ``micro_batches`` = GA, the only two that depend on DP."""
+        return {**self._shape_step(layout)[0], "dp": layout.dp, "micro_batches": layout.grad_accum}
+
+    def _shape_step(self, layout: Layout) -> tuple[dict, dict]:
+        """(step_kwargs without dp and micro_batches, their step_time.stage_terms), once per shape."""
+        got = self._step_kw.get(layout.shape)
+        if got is None:
+            kw = step_kwargs(self._ctx(layout))
+            del kw["dp"], kw["micro_batches"]
+            got = self._step_kw[layout.shape] = kw, stm.stage_terms(**kw)
+        return got
+
+    def _billed_and_target_cost(self, num_gpus: int) -> tuple[float, float]:
+        if num_gpus not in self._billed:
+            billed = self.billed_gpus(num_gpus)
+            self._billed[num_gpus] = billed, tc.cloud_cost_usd(
+                gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days), gpu_hour_usd=self.price)
+        return self._billed[num_gpus]
 
     def billed_gpus(self, num_gpus: int) -> float:
         """GPUs billed: whole nodes with the spares (the Plan sheet's plan_gpus_to_buy)."""

@@ -37,6 +37,7 @@ Every token count is divided by cp (context parallelism splits the sequence).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -313,8 +314,19 @@ def _ffn_tensors(prefix: str, block: str, shard: str, tokens: float, width: floa
 
 
 def layer_activation_bytes(**kwargs: Any) -> float:
-    """Sum of ``layer_saved_tensors`` (same keywords): one layer, one micro-batch, one GPU."""
-    return sum(x["bytes"] for x in layer_saved_tensors(**kwargs))
+    """Sum of ``layer_saved_tensors`` (same keywords): one layer, one micro-batch, one GPU.
+    Memoised on all the keywords when they are hashable (a search asks for the same layer at many
+    pipeline and data-parallel degrees)."""
+    key = tuple(kwargs.items())
+    try:
+        return _layer_bytes_memo(key)
+    except TypeError:  # an unhashable keyword (a list of recompute modules): computed afresh
+        return sum(x["bytes"] for x in layer_saved_tensors(**kwargs))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _layer_bytes_memo(key: tuple) -> float:
+    return sum(x["bytes"] for x in layer_saved_tensors(**dict(key)))
 
 
 # --------------------------------------------------------------------------- embedding and output stages
