@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import pytest
@@ -53,6 +54,9 @@ def test_runs_list_what_a_dp_by_dp_walk_lists(tol, whole_nodes, batch):
                         assert list(opts) == walked
                         assert list(opts.dps) == [dp for dp, _ in walked]
                         assert [opts[i] for i in range(len(opts))] == walked
+                        dps = [dp for dp, _ in walked]
+                        for v in (0.5, 1, 7.999999999, 8, 8.0000001, 100.3, 333, 1e9):
+                            assert opts.index_at_least(v) == bisect.bisect_left(dps, v)
     assert list(fast.removed.items()) == list(slow.removed.items())
 
 
@@ -60,3 +64,21 @@ def test_dp_options_is_the_runs_listed():
     req = request()
     shape = Shape(2, 1, 2, 1, 1, "full", 1, "bf16")
     assert dp_options(shape, req, CATALOG.gpu("h100"), Rules()) == list(dp_runs(shape, req, CATALOG.gpu("h100"), Rules()))
+
+
+def test_dp_runs_depend_on_tp_cp_pp_ep_and_micro_batch_only():
+    """The search keeps one DpOptions per (TP, CP, PP, EP, micro-batch): recompute, ZeRO and precision
+    do not change it; each of the five does."""
+    req = request(constraints={"max_gpus": 512, "whole_nodes": True})
+    gpu = CATALOG.gpu("h100")
+
+    def runs(shape):
+        r = Rules()
+        return list(dp_runs(shape, req, gpu, r)), list(r.removed.items())
+
+    base = Shape(2, 1, 2, 1, 1, "full", 1, "bf16")
+    assert runs(base) == runs(Shape(2, 1, 2, 1, 1, "none", 3, "fp8"))
+    for changed in (Shape(4, 1, 2, 1, 1, "full", 1, "bf16"), Shape(2, 2, 2, 1, 1, "full", 1, "bf16"),
+                    Shape(2, 1, 4, 1, 1, "full", 1, "bf16"), Shape(2, 1, 2, 16, 1, "full", 1, "bf16"),
+                    Shape(2, 1, 2, 1, 2, "full", 1, "bf16")):
+        assert runs(changed) != runs(base)

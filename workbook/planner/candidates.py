@@ -74,6 +74,14 @@ class Rules:
         entry = self.removed.setdefault(rule, [0, example])
         entry[0] += n
 
+    def drop_lazy(self, rule: str, n: int, fmt: str, *args: Any) -> None:
+        """``drop`` with the example ``fmt.format(*args)`` written only if it is the rule's first."""
+        entry = self.removed.get(rule)
+        if entry is None:
+            self.removed[rule] = [n, fmt.format(*args)]
+        else:
+            entry[0] += n
+
 
 def inline_model_of(req: PlanRequest):
     """The request's inline architecture as a catalogue Model (errors name model.arch fields)."""
@@ -158,10 +166,22 @@ class DpOptions(Sequence):
         return self._starts[-1]
 
     def dp(self, i: int) -> int:
-        if not 0 <= i < len(self):
+        if not 0 <= i < self._starts[-1]:
             raise IndexError(i)
-        r = bisect.bisect_right(self._starts, i) - 1
+        r = 0 if len(self.runs) == 1 else bisect.bisect_right(self._starts, i) - 1
         return (self.runs[r][0] + i - self._starts[r]) * self.step
+
+    def index_at_least(self, value: float) -> int:
+        """The index of the smallest DP >= ``value`` (the length when there is none)."""
+        for (lo, hi), start in zip(self.runs, self._starts):
+            if hi * self.step >= value:
+                k = max(lo, math.ceil(value / self.step))
+                while k > lo and (k - 1) * self.step >= value:  # exact, whatever the division rounds to
+                    k -= 1
+                while k * self.step < value:
+                    k += 1
+                return start + k - lo
+        return len(self)
 
     def __getitem__(self, i: int) -> tuple[int, int]:  # type: ignore[override]
         if i < 0:
@@ -197,7 +217,7 @@ def dp_runs(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> DpOptions:
     step = math.lcm(node_step, shape.ep // math.gcd(shape.ep, shape.cp))
     dp_max = c.max_gpus // replica
     if dp_max * mb > seqs:
-        rules.drop("global_batch_too_small", f"DP x mb {mb} above {seqs} sequences per step")
+        rules.drop_lazy("global_batch_too_small", 1, "DP x mb {} above {} sequences per step", mb, seqs)
         dp_max = seqs // mb
     k_max, u = dp_max // step, step * mb
     # GA >= PP  <=>  (PP - 1)·x < B
@@ -214,13 +234,13 @@ def dp_runs(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> DpOptions:
             runs.append((k, k_ok))
         if k_end > max(k_ok, k - 1):
             first = max(k, k_ok + 1)
-            rules.drop("global_batch_overshoot", f"GA {ga} x DP{first * step} x mb {mb} overshoots {seqs}",
-                       n=k_end - first + 1)
+            rules.drop_lazy("global_batch_overshoot", k_end - first + 1, "GA {} x DP{} x mb {} overshoots {}",
+                            ga, first * step, mb, seqs)
         k = k_end + 1
     if k_last < k_max:
         dp = (k_last + 1) * step
         ga = -(-seqs // (dp * mb))
-        rules.drop("ga_below_pp", f"GA {ga} < PP{pp} at DP{dp} (the 1F1B pipeline does not fill)")
+        rules.drop_lazy("ga_below_pp", 1, "GA {} < PP{} at DP{} (the 1F1B pipeline does not fill)", ga, pp, dp)
     return DpOptions(step, seqs, mb, runs)
 
 

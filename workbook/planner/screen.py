@@ -13,6 +13,7 @@ later runs the full calculation on the best layouts and keeps only those that pa
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -82,10 +83,11 @@ class Screen:
         t = self.req.training
         s = layout.shape
         # the scenario's training inputs as attributes (defaults for what the layout does not set)
-        training = SimpleNamespace(**{**self._training, **dict(
+        training = SimpleNamespace(**self._training)
+        training.__dict__.update(
             tokens=self.req.tokens, seq_len=t.seq_len, micro_batch=s.micro_batch, grad_accum=layout.grad_accum,
             precision=s.precision, zero_stage=s.zero_stage, recompute=s.recompute, num_gpus=layout.num_gpus,
-            tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, optimizer=t.optimizer)})
+            tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, optimizer=t.optimizer)
         ctx = Context(s=SimpleNamespace(training=training), gpu=self.gpu, model=self.model, defaults=self.defaults,
                       eff=self.eff)
         ctx.q = {"plan_etp": float(s.tp), "train_act_bytes_per_elem": self.act_bytes}
@@ -96,21 +98,23 @@ class Screen:
         s = layout.shape
         # ZeRO-0 shards nothing over DP
         skey = (s.tp, s.pp, s.cp, s.ep, s.zero_stage, s.precision, layout.dp if s.zero_stage else 0)
-        if skey not in self._state:
+        state = self._state.get(skey)
+        if state is None:
             self.calls["state"] += 1
             hkey = (s.tp, s.pp, s.ep)
             if hkey not in self._holdings:
                 self._holdings[hkey] = ss.stage_holdings(self.model, tp=s.tp, pp=s.pp, ep=s.ep, etp=s.tp)
-            self._state[skey] = ss.model_state_per_gpu(
+            per_stage = ss.model_state_per_gpu(
                 self.model, num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp,
                 zero_stage=s.zero_stage, recipe=self.recipe, holdings=self._holdings[hkey])["per_stage"]
+            state = self._state[skey] = [r["total_bytes"] / GB for r in per_stage]  # rank by rank
         # 1F1B keeps min(PP - i, GA) micro-batches in flight on rank i: GA matters only up to PP
         akey = (s.tp, s.cp, s.pp, s.micro_batch, s.recompute, s.precision, min(layout.grad_accum, s.pp))
-        if akey not in self._acts:
+        acts = self._acts.get(akey)
+        if acts is None:
             self.calls["activations"] += 1
-            self._acts[akey] = [r["peak_bytes"] for r in stage_activations(self._ctx(layout))["per_stage"]]
-        acts = self._acts[akey]
-        return max(r["total_bytes"] / GB + acts[r["stage"]] / GB for r in self._state[skey]) + self.overhead_GB
+            acts = self._acts[akey] = [r["peak_bytes"] / GB for r in stage_activations(self._ctx(layout))["per_stage"]]
+        return max(map(operator.add, state, acts)) + self.overhead_GB
 
     def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
         """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""

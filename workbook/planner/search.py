@@ -15,10 +15,8 @@ Every rejected layout records the check that failed and by how much.
 
 from __future__ import annotations
 
-import bisect
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -104,25 +102,21 @@ def _first_true(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
     return lo
 
 
-def _first_on_time(dps: Sequence[int], hi: int, days: Callable[[int], float], target: float) -> int:
+def _first_on_time(dps: DpOptions, hi: int, days: Callable[[int], float], target: float) -> int:
     """Smallest index k <= hi with days(k) <= target (days(hi) <= target, days falling with DP).
 
     Secant steps from the known-good end first: DP·days is about constant, and rises with DP, so the
     estimate DP·days/target from a good point lands on or above the boundary; a bisection finishes."""
     lo = 0
     while lo < hi:
-        guess = dps[hi] * days(hi) / target
-        k = max(lo, min(hi - 1, _index_at_least(dps, guess)))
+        guess = dps.dp(hi) * days(hi) / target
+        k = max(lo, min(hi - 1, dps.index_at_least(guess - 1e-9)))
         if days(k) <= target:
             hi = k
         else:
             lo = k + 1
             return _first_true(lo, hi, lambda m: days(m) <= target)
     return hi
-
-
-def _index_at_least(dps: Sequence[int], value: float) -> int:
-    return bisect.bisect_left(dps, value - 1e-9)
 
 
 class _Lazy:
@@ -171,7 +165,7 @@ def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Reje
 
     out: list[Screened] = []
     if fits(last) and at(last).days <= target:
-        j = _first_on_time(lays.opts.dps, last, lambda k: at(k).days, target)
+        j = _first_on_time(lays.opts, last, lambda k: at(k).days, target)
         j = _first_true(j, last, lambda k: at(k) is not None and fits(k)) if not fits(j) else j
         out = [at(k) for k in range(j, min(last, j + WINDOW - 1) + 1) if at(k).days <= target and fits(k)]
     chosen = {id(r) for r in out}
@@ -196,8 +190,15 @@ def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej:
     rules = Rules()
     feasible: list[Screened] = []
     screens = {p: Screen(req, catalog, gpu, model, fields, p) for p in req.constraints.precisions}
+    runs: dict[tuple, tuple[DpOptions, Rules]] = {}  # the DP options depend on TP, CP, PP, EP and mb only
     for shape in shapes(req, model, gpu, rules):
-        opts = dp_runs(shape, req, gpu, rules)
+        key = (shape.tp, shape.cp, shape.pp, shape.ep, shape.micro_batch)
+        if key not in runs:
+            got = Rules()
+            runs[key] = dp_runs(shape, req, gpu, got), got
+        opts, removed = runs[key]
+        for rule, (n, example) in removed.removed.items():
+            rules.drop(rule, example, n)
         counts["layouts"] += len(opts)
         counts["shapes"] += 1
         if not opts:

@@ -504,10 +504,17 @@ def activations_per_gpu(
 
     starts = [sum(layer_counts[:i]) for i in range(pp)]
 
+    chunks: dict[tuple[int, int], tuple[float, float]] = {}
+
     def chunk(i: int) -> tuple[float, float]:
-        idx = range(starts[i], starts[i] + layer_counts[i])
-        kinds = [j >= n_dense for j in idx]
-        return (sum(per_kind[k][0] for k in kinds), max((per_kind[k][1] for k in kinds), default=0.0))
+        # the dense layers lead, so a stage's layers are its dense ones then its MoE ones: stages with
+        # as many of each hold the same bytes (summed once)
+        dense = max(0, min(starts[i] + layer_counts[i], n_dense) - starts[i])
+        key = (dense, layer_counts[i] - dense)
+        if key not in chunks:
+            kinds = [False] * key[0] + [True] * key[1]
+            chunks[key] = (sum(per_kind[k][0] for k in kinds), max((per_kind[k][1] for k in kinds), default=0.0))
+        return chunks[key]
 
     emb = embedding_saved_bytes(seq_len=seq_len, micro_batch=micro_batch, d_model=m.d_model, tp=tp, cp=cp,
                                 sequence_parallel=sequence_parallel, dropout=dropout)

@@ -364,21 +364,20 @@ def model_state_per_gpu(
     if holdings is None:
         holdings = stage_holdings(m, tp=tp, pp=pp, ep=ep, etp=etp, stage_layers=stage_layers, dualpipe=dualpipe)
     weight_bytes = _recipe(recipe).get("weights", 0.0)
-    done: dict[tuple[float, float, float], tuple[dict[str, float], float]] = {}
+    done: dict[tuple[float, float, float], dict[str, Any]] = {}  # ranks that hold the same: one row
     per_stage = []
     for h in holdings:
-        dense, expert, layer = h["dense_params"], h["expert_params"], h["zero3_layer_params"]
-        if (dense, expert, layer) not in done:
+        key = dense, expert, layer = h["dense_params"], h["expert_params"], h["zero3_layer_params"]
+        if key not in done:
             b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert, dense_shard_degree=dp * cp,
                                             expert_shard_degree=edp, zero_stage=zero_stage, recipe=recipe)
             work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
-            done[dense, expert, layer] = b, work
-        b, work = done[dense, expert, layer]
-        row = {"stage": h["stage"], "stages_held": h["stages_held"], "dense_params": dense, "expert_params": expert,
-               **b, "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
-               "zero3_layer_params": layer, "zero3_working_bytes": work,
-               "model_states_bytes": b["total_bytes"] + work, "model_states_GB": (b["total_bytes"] + work) / GB}
-        per_stage.append(row)
+            done[key] = {"stage": None, "stages_held": None, "dense_params": dense, "expert_params": expert,
+                         **b, "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
+                         "zero3_layer_params": layer, "zero3_working_bytes": work,
+                         "model_states_bytes": b["total_bytes"] + work,
+                         "model_states_GB": (b["total_bytes"] + work) / GB}
+        per_stage.append({**done[key], "stage": h["stage"], "stages_held": h["stages_held"]})
     if len(per_stage) != pp:
         raise ValueError(f"holdings must give {pp} stages")
     pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
