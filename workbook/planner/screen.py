@@ -104,10 +104,13 @@ class Screen:
             hkey = (s.tp, s.pp, s.ep)
             if hkey not in self._holdings:
                 self._holdings[hkey] = ss.stage_holdings(self.model, tp=s.tp, pp=s.pp, ep=s.ep, etp=s.tp)
-            per_stage = ss.model_state_per_gpu(
-                self.model, num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp,
-                zero_stage=s.zero_stage, recipe=self.recipe, holdings=self._holdings[hkey])["per_stage"]
-            state = self._state[skey] = [r["total_bytes"] / GB for r in per_stage]  # rank by rank
+            # model_state_per_gpu's rows, rank by rank, without copying a row per rank
+            deg = ss.shard_degrees(num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp)
+            rows, index = ss.holding_states(self._holdings[hkey], dense_shard_degree=deg["dense"],
+                                            expert_shard_degree=deg["expert"], zero_stage=s.zero_stage,
+                                            recipe=self.recipe)
+            totals = [r["total_bytes"] / GB for r in rows]
+            state = self._state[skey] = [totals[j] for j in index]
         # 1F1B keeps min(PP - i, GA) micro-batches in flight on rank i: GA matters only up to PP
         akey = (s.tp, s.cp, s.pp, s.micro_batch, s.recompute, s.precision, min(layout.grad_accum, s.pp))
         acts = self._acts.get(akey)

@@ -381,20 +381,28 @@ def in_flight_microbatches(*, pp: int, stage: int = 0, schedule: str = "1f1b", v
     _pos(pp=pp, vp=vp)
     if not 0 <= stage < pp:
         raise ValueError(f"stage must be in 0..{pp - 1}, got {stage}")
+    return in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=num_microbatches)[stage]
+
+
+def in_flight_per_stage(*, pp: int, schedule: str = "1f1b", vp: int = 1,
+                        num_microbatches: int | None = None) -> list[float]:
+    """``in_flight_microbatches`` of every pipeline rank, rank 0 first (checked once)."""
+    _pos(pp=pp, vp=vp)
     if schedule == "1f1b":
-        n = float(pp - stage)
+        out = [float(pp - stage) for stage in range(pp)]
     elif schedule == "interleaved":
         if pp == 1:
             raise ValueError("the interleaved schedule needs pp > 1")
-        n = (2 * (pp - stage - 1) + (vp - 1) * pp + 1) / vp
+        out = [(2 * (pp - stage - 1) + (vp - 1) * pp + 1) / vp for stage in range(pp)]
     elif schedule == "dualpipe":
-        n = float(pp + 1)
+        out = [float(pp + 1)] * pp
     else:
         raise ValueError(f"unknown schedule {schedule!r}; expected one of {SCHEDULES}")
     if num_microbatches is not None:
         _pos(num_microbatches=num_microbatches)
-        n = min(n, float(num_microbatches))
-    return n
+        m = float(num_microbatches)
+        out = [min(n, m) for n in out]
+    return out
 
 
 def stage_layer_counts(*, layers: int, pp: int) -> list[int]:
@@ -526,9 +534,9 @@ def activations_per_gpu(
         logits_bytes=logits_bytes)
 
     per_stage = []
+    in_flight = in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=num_microbatches)
     for i in range(pp):
-        n = in_flight_microbatches(pp=pp, stage=i, schedule=schedule, vp=vp,
-                                   num_microbatches=num_microbatches)
+        n = in_flight[i]
         held = [i, pp - 1 - i] if schedule == "dualpipe" and pp - 1 - i != i else [i]
         chunk_bytes = [chunk(j) for j in held]
         layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)

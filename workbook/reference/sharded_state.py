@@ -359,28 +359,54 @@ def model_state_per_gpu(
     and ``per_stage``.
     """
     etp = tp if etp is None else etp
-    dp = dense_data_parallel(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp)
-    edp = expert_data_parallel(num_gpus=num_gpus, pp=pp, ep=ep, etp=etp)
+    deg = shard_degrees(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp, ep=ep, etp=etp)
     if holdings is None:
         holdings = stage_holdings(m, tp=tp, pp=pp, ep=ep, etp=etp, stage_layers=stage_layers, dualpipe=dualpipe)
+    if len(holdings) != pp:
+        raise ValueError(f"holdings must give {pp} stages")
+    rows, index = holding_states(holdings, dense_shard_degree=deg["dense"], expert_shard_degree=deg["expert"],
+                                 zero_stage=zero_stage, recipe=recipe)
+    per_stage = [{**rows[j], "stage": h["stage"], "stages_held": h["stages_held"]} for h, j in zip(holdings, index)]
+    pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
+    res = dict(pick)
+    res.update(dp=deg["dp"], edp=deg["edp"], etp=etp, per_stage=per_stage)
+    return res
+
+
+def shard_degrees(*, num_gpus: int, tp: int = 1, pp: int = 1, cp: int = 1, ep: int = 1,
+                  etp: int | None = None) -> dict[str, int]:
+    """The group sizes of ``model_state_per_gpu``: ``dp``, ``edp`` and the degrees ZeRO shards
+    over, ``dense`` = DP·CP (Megatron's dp_cp group) and ``expert`` = EDP."""
+    etp = tp if etp is None else etp
+    dp = dense_data_parallel(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp)
+    edp = expert_data_parallel(num_gpus=num_gpus, pp=pp, ep=ep, etp=etp)
+    return {"dp": dp, "edp": edp, "dense": dp * cp, "expert": edp}
+
+
+def holding_states(holdings: list[dict[str, Any]], *, dense_shard_degree: float, expert_shard_degree: float,
+                   zero_stage: int = 0, recipe: str | dict[str, float] = "bf16_fp32_grads"
+                   ) -> tuple[list[dict[str, Any]], list[int]]:
+    """The state of each distinct holding of ``stage_holdings`` (ranks that hold the same are
+    computed once) and, rank by rank, the index of its row. A row has ``stage`` and ``stages_held``
+    None, the params, ``sharded_state_per_gpu_bytes`` and the GB, GiB and ZeRO-3 working-set
+    figures of ``model_state_per_gpu``'s rows."""
     weight_bytes = _recipe(recipe).get("weights", 0.0)
-    done: dict[tuple[float, float, float], dict[str, Any]] = {}  # ranks that hold the same: one row
-    per_stage = []
+    seen: dict[tuple[float, float, float], int] = {}
+    rows: list[dict[str, Any]] = []
+    index = []
     for h in holdings:
         key = dense, expert, layer = h["dense_params"], h["expert_params"], h["zero3_layer_params"]
-        if key not in done:
-            b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert, dense_shard_degree=dp * cp,
-                                            expert_shard_degree=edp, zero_stage=zero_stage, recipe=recipe)
+        if key not in seen:
+            b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert,
+                                            dense_shard_degree=dense_shard_degree,
+                                            expert_shard_degree=expert_shard_degree, zero_stage=zero_stage,
+                                            recipe=recipe)
             work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
-            done[key] = {"stage": None, "stages_held": None, "dense_params": dense, "expert_params": expert,
+            seen[key] = len(rows)
+            rows.append({"stage": None, "stages_held": None, "dense_params": dense, "expert_params": expert,
                          **b, "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
                          "zero3_layer_params": layer, "zero3_working_bytes": work,
                          "model_states_bytes": b["total_bytes"] + work,
-                         "model_states_GB": (b["total_bytes"] + work) / GB}
-        per_stage.append({**done[key], "stage": h["stage"], "stages_held": h["stages_held"]})
-    if len(per_stage) != pp:
-        raise ValueError(f"holdings must give {pp} stages")
-    pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
-    res = dict(pick)
-    res.update(dp=dp, edp=edp, etp=etp, per_stage=per_stage)
-    return res
+                         "model_states_GB": (b["total_bytes"] + work) / GB})
+        index.append(seen[key])
+    return rows, index
