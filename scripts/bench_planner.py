@@ -87,7 +87,8 @@ def main() -> None:
     book = next(r for r in reqs if r.request_id == "17.9.4-70b-h800")
     for gid in sorted(catalog.efficiency):
         if catalog.gpu(gid).price_usd_per_gpu_hour(book.price_basis) is None:
-            print(f"17.9.4 on {gid}: no {book.price_basis} price in the catalogue, skipped")
+            if not args.only:
+                print(f"17.9.4 on {gid}: no {book.price_basis} price in the catalogue, skipped")
             continue
         _run(f"17.9.4 on {gid}", args, book, catalog, gpus=[gid])
 
