@@ -27,6 +27,8 @@ def _layouts():
         for v in values:
             out.append(Layout(Shape(**{**base.shape.__dict__, name: v}), base.dp, base.grad_accum))
     out += [Layout(base.shape, 8, 8), Layout(base.shape, 4, 16), Layout(Shape(2, 1, 2, 2, 1, "full", 0, "bf16"), 8, 4)]
+    # the same DP·CP with CP 1 and 2 (they share a state), with each ZeRO stage
+    out += [Layout(Shape(2, cp, 2, 2, 1, "full", z, "bf16"), 8 // cp, 8) for z in (0, 1, 3) for cp in (1, 2)]
     out += [Layout(Shape(tp, 1, pp, 2, 1, "full", z, "bf16"), dp, 8)
             for tp, pp, z, dp in itertools.product((1, 2), (1, 2), (0, 3), (2, 4))]
     return out

@@ -96,8 +96,9 @@ class Screen:
     def memory_GB(self, layout: Layout) -> float:
         """Training memory per GPU on the most loaded rank (tensor model), overhead included."""
         s = layout.shape
-        # ZeRO-0 shards nothing over DP
-        skey = (s.tp, s.pp, s.cp, s.ep, s.zero_stage, s.precision, layout.dp if s.zero_stage else 0)
+        # the state depends on N only through DP·CP = N / (TP·PP) (the dense shard degree; EDP = DP·CP / EP);
+        # ZeRO-0 shards nothing over it
+        skey = (s.tp, s.pp, s.ep, s.zero_stage, s.precision, layout.dp * s.cp if s.zero_stage else 0)
         state = self._state.get(skey)
         if state is None:
             self.calls["state"] += 1

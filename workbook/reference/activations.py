@@ -38,6 +38,7 @@ Every token count is divided by cp (context parallelism splits the sequence).
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -510,7 +511,7 @@ def activations_per_gpu(
         none = layer_activation_bytes(**shape, **common, recompute="none")
         per_kind[kind] = (stored, none - stored)
 
-    starts = [sum(layer_counts[:i]) for i in range(pp)]
+    starts = list(itertools.accumulate(layer_counts[:-1], initial=0))  # first layer of each stage
 
     chunks: dict[tuple[int, int], tuple[float, float]] = {}
 
@@ -535,9 +536,10 @@ def activations_per_gpu(
 
     per_stage = []
     in_flight = in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=num_microbatches)
+    dualpipe = schedule == "dualpipe"
     for i in range(pp):
         n = in_flight[i]
-        held = [i, pp - 1 - i] if schedule == "dualpipe" and pp - 1 - i != i else [i]
+        held = [i, pp - 1 - i] if dualpipe and pp - 1 - i != i else [i]
         chunk_bytes = [chunk(j) for j in held]
         layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)
         emb_b = (n / len(held)) * emb if 0 in held else 0.0

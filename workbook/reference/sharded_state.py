@@ -29,6 +29,7 @@ over DP·CP (Megatron's dp_cp group) and expert state over EDP.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -307,7 +308,7 @@ def stage_holdings(m: Any, *, tp: int = 1, pp: int = 1, ep: int = 1, etp: int | 
     counts = list(stage_layers) if stage_layers is not None else stage_layer_counts(layers=L, pp=pp)
     if len(counts) != pp or sum(counts) != L:
         raise ValueError(f"stage_layers must give {pp} stages summing to {L} layers")
-    starts = [sum(counts[:i]) for i in range(pp)]
+    starts = list(itertools.accumulate(counts[:-1], initial=0))  # first layer of each stage
     raw = [stage_params(counts=c, first_layer=starts[i], n_layers=counts[i], first_stage=i == 0,
                         last_stage=i == pp - 1, pp=pp) for i in range(pp)]
     out = []
