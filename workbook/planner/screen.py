@@ -1,14 +1,18 @@
 """The cheap screen: memory per GPU, training days and cost of a layout from the reference functions
 the calculation layer calls (no second copy of the physics).
 
-Memory is ``workbook.reference.sharded_state.model_state_per_gpu`` plus
+Memory is ``workbook.reference.sharded_state.model_state_per_gpu``'s rows (``stage_holdings`` once
+per TP, PP and EP, ``holding_states`` per ZeRO stage and DP·CP) plus
 ``workbook.reference.activations.activations_per_gpu`` (through ``workbook.calc.act_stages``) on the
 most loaded rank plus the runtime overhead, as ``workbook.calc.sharded_state`` adds them; time is
 ``workbook.reference.step_time.step_time`` on ``workbook.calc.step_inputs.step_kwargs``; cost is
 ``workbook.reference.train_cost`` on the GPUs billed (whole nodes, spares included) as the Cost sheet
 bills them. The bytes per parameter, the activation element size and the price come from one
-``workbook.calc.compute`` of a base scenario per GPU and precision. :func:`workbook.planner.search`
-later runs the full calculation on the best layouts and keeps only those that pass its checks.
+``workbook.calc.compute`` of a base scenario per GPU and precision. What does not depend on DP is
+kept per shape (the step keywords and ``step_time.stage_terms``) or per what it depends on (state,
+activations); ``tests/planner/test_screen.py`` checks warm caches against the reference from
+scratch. :func:`workbook.planner.search` later runs the full calculation on the best layouts and
+keeps only those that pass its checks.
 """
 
 from __future__ import annotations

@@ -250,7 +250,7 @@ def hierarchical_allreduce_time_s(*, size_GB: float, n: int, ranks_per_node: int
 
 
 # --------------------------------------------------------------------------- the step
-@functools.lru_cache(maxsize=4096, typed=True)
+@functools.lru_cache(maxsize=1024, typed=True)
 def stage_terms(
     *,
     # model
