@@ -135,7 +135,8 @@ class Screen:
         """Days, MFU and cost of a screened layout (``step_time`` at its DP and GA)."""
         layout = out.layout
         self.calls["step"] += 1
-        r = stm.step_time(dp=layout.dp, micro_batches=layout.grad_accum, stage=self._shape_step(layout)[1])
+        r = stm.step_time(dp=layout.dp, micro_batches=layout.grad_accum, zero_stage=layout.shape.zero_stage,
+                          stage=self._shape_step(layout)[1])
         out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
         out.mfu = r["mfu"]
         billed, out.cost_target_usd = self._billed_and_target_cost(layout.num_gpus)
@@ -145,16 +146,20 @@ class Screen:
 
     def step_kwargs(self, layout: Layout) -> dict:
         """``step_kwargs`` of the layout from what the screen keeps per shape: the keywords but
-        ``dp`` = N / (TP·CP·PP) and ``micro_batches`` = GA, the only two that depend on DP."""
-        return {**self._shape_step(layout)[0], "dp": layout.dp, "micro_batches": layout.grad_accum}
+        ``dp`` = N / (TP·CP·PP), ``micro_batches`` = GA and ``zero_stage``, set per layout."""
+        return {**self._shape_step(layout)[0], "dp": layout.dp, "micro_batches": layout.grad_accum,
+                "zero_stage": layout.shape.zero_stage}
 
     def _shape_step(self, layout: Layout) -> tuple[dict, dict]:
-        """(step_kwargs without dp and micro_batches, their step_time.stage_terms), once per shape."""
-        got = self._step_kw.get(layout.shape)
+        """(step_kwargs without dp, micro_batches and zero_stage, their step_time.stage_terms), once
+        per shape but its ZeRO stage."""
+        s = layout.shape
+        key = (s.tp, s.cp, s.pp, s.ep, s.micro_batch, s.recompute, s.precision)
+        got = self._step_kw.get(key)
         if got is None:
             kw = step_kwargs(self._ctx(layout))
-            del kw["dp"], kw["micro_batches"]
-            got = self._step_kw[layout.shape] = kw, stm.stage_terms(**kw)
+            del kw["dp"], kw["micro_batches"], kw["zero_stage"]
+            got = self._step_kw[key] = kw, stm.stage_terms(**kw)
         return got
 
     def _billed_and_target_cost(self, num_gpus: int) -> tuple[float, float]:

@@ -287,7 +287,6 @@ def stage_terms(
     virtual_stages: int = 1,
     recompute: str = "none",
     sequence_parallel: bool = True,
-    zero_stage: int = 1,
     last_stage_layers: float | None = None,
     pp_scatter_gather: bool = True,
     attention_kernel: str = "flash",
@@ -317,8 +316,8 @@ def stage_terms(
     nvlink_latency_s: float = 0.0,
     network_latency_s: float = 0.0,
 ) -> dict[str, Any]:
-    """Everything of one training step that depends neither on DP nor on the number of micro-batches:
-    the keywords of :func:`step_time` but ``dp`` and ``micro_batches``, checked, and by name the
+    """Everything of one training step that depends neither on DP, nor on the number of micro-batches,
+    nor on the ZeRO stage: the keywords of :func:`step_time` but those three, checked, and by name the
     per-layer profile (``prof``), the recompute passes (``rc``), the rates (``peak``, ``bw_hbm``,
     ``bw_nvl``, ``bw_nic``), the times of one micro-batch through a layer and through the busiest
     stage (compute, exposed TP, CP and EP communication, LM head: ``t_stage_mb``), the parameters of
@@ -340,8 +339,6 @@ def stage_terms(
           attention_mask_frac=attention_mask_frac, gemm_efficiency=gemm_efficiency,
           attention_efficiency=attention_efficiency, hbm_efficiency=hbm_efficiency,
           nvlink_efficiency=nvlink_efficiency, network_efficiency=network_efficiency)
-    if zero_stage not in (0, 1, 2, 3):
-        raise ValueError("zero_stage must be 0..3")
     if schedule != "interleaved" and virtual_stages != 1:
         raise ValueError("virtual_stages > 1 needs schedule 'interleaved'")
 
@@ -452,13 +449,14 @@ def stage_terms(
     return dict(locals())
 
 
-def step_time(*, dp: int = 1, micro_batches: int = 1, stage: dict[str, Any] | None = None,
+def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage: dict[str, Any] | None = None,
               **shape: Any) -> dict[str, float]:
     """Time of one optimizer step and its breakdown (module docstring; docs/step_time.md).
 
-    Keywords: ``dp``, ``micro_batches`` and those of :func:`stage_terms` (model, layout, numerics,
-    overlap, hardware), which computes, once per shape, what does not depend on the two; or, from a
-    caller that steps through DPs of one shape, ``stage`` = ``stage_terms(**shape)`` instead of them.
+    Keywords: ``dp``, ``micro_batches``, ``zero_stage`` and those of :func:`stage_terms` (model,
+    layout, numerics, overlap, hardware), which computes, once per shape, what does not depend on the
+    three; or, from a caller that steps through DPs of one shape, ``stage`` = ``stage_terms(**shape)``
+    instead of them.
 
     Layout: N = TP*CP*PP*DP GPUs; EP is carved out of DP*CP (Megatron, spec 17.5.8); the global batch
     is micro_batch * micro_batches * DP sequences of seq_len tokens (CP splits each sequence).
@@ -475,11 +473,13 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, stage: dict[str, Any] | No
         raise TypeError("step_time takes the shape's keywords or its stage_terms, not both")
     s = stage_terms(**shape) if stage is None else stage
     _pos(dp=dp, micro_batches=micro_batches)
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError("zero_stage must be 0..3")
     tp, cp, pp, ep, gpn = s["tp"], s["cp"], s["pp"], s["ep"], s["gpus_per_node"]
     if (dp * cp) % ep:
         raise ValueError(f"ep={ep} must divide dp*cp={dp * cp} (EP is carved out of DP, spec 17.5.8)")
     bw_nvl, bw_nic, alpha_nvl, alpha_nic = s["bw_nvl"], s["bw_nic"], s["nvlink_latency_s"], s["network_latency_s"]
-    zero_stage, lps, t_layer_compute = s["zero_stage"], s["lps"], s["t_layer_compute"]
+    lps, t_layer_compute = s["lps"], s["t_layer_compute"]
     num_gpus = tp * cp * pp * dp
 
     # ---- PP: activation forward + gradient backward per micro-batch per virtual stage, across nodes
