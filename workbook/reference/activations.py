@@ -539,13 +539,19 @@ def activations_per_gpu(
     dualpipe = schedule == "dualpipe"
     for i in range(pp):
         n = in_flight[i]
-        held = [i, pp - 1 - i] if dualpipe and pp - 1 - i != i else [i]
-        chunk_bytes = [chunk(j) for j in held]
-        layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)
-        emb_b = (n / len(held)) * emb if 0 in held else 0.0
-        head_b = head if pp - 1 in held else 0.0
+        if dualpipe and pp - 1 - i != i:
+            held = [i, pp - 1 - i]
+            chunk_bytes = [chunk(j) for j in held]
+            layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)
+            emb_b = (n / len(held)) * emb if 0 in held else 0.0
+            head_b = head if pp - 1 in held else 0.0
+            work = max(c[1] for c in chunk_bytes)
+        else:  # one stage held: the same sums with one term
+            layer_b, work = chunk(i)
+            layers_b = n * layer_b
+            emb_b = n * emb if i == 0 else 0.0
+            head_b = head if i == pp - 1 else 0.0
         stored = layers_b + emb_b + head_b
-        work = max(c[1] for c in chunk_bytes)
         per_stage.append({"stage": i, "in_flight": n, "layers_bytes": layers_b, "embedding_bytes": emb_b,
                           "output_layer_bytes": head_b, "stored_bytes": stored,
                           "recompute_working_bytes": work, "peak_bytes": stored + work})
