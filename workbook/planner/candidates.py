@@ -155,12 +155,11 @@ def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
 
 class DpOptions(Sequence):
     """A shape's (DP, GA) pairs, DP ascending, held as runs of DP = k·step (k first..last) rather than
-    one by one: the search reads only a few of them (``dps`` is the DP column, for a bisection)."""
+    one by one: the search reads only a few of them (``dp(i)``, ``index_at_least`` for its secant)."""
 
     def __init__(self, step: int, seqs: int, micro_batch: int, runs: list[tuple[int, int]]):
         self.step, self.seqs, self.micro_batch, self.runs = step, seqs, micro_batch, runs
         self._starts = list(itertools.accumulate((hi - lo + 1 for lo, hi in runs), initial=0))
-        self.dps = _DpColumn(self)
 
     def __len__(self) -> int:
         return self._starts[-1]
@@ -188,17 +187,6 @@ class DpOptions(Sequence):
             i += len(self)
         dp = self.dp(i)
         return dp, -(-self.seqs // (dp * self.micro_batch))
-
-
-class _DpColumn(Sequence):
-    def __init__(self, opts: DpOptions):
-        self.opts = opts
-
-    def __len__(self) -> int:
-        return len(self.opts)
-
-    def __getitem__(self, i: int) -> int:  # type: ignore[override]
-        return self.opts.dp(i)
 
 
 def dp_runs(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> DpOptions:
