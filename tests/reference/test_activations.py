@@ -375,3 +375,40 @@ def test_whole_model_monotone(mid, pp, cp, tp, recompute, flash):
     if recompute != "full":
         full = act.activations_per_gpu(m, cp=cp, flash_attention=flash, **{**kw, "recompute": "full"})
         assert full["stored_bytes"] <= r * (1 + 1e-12)
+
+
+# --------------------------------------------------------------------------- memo
+def _fresh_layer_bytes(**kw) -> float:
+    return sum(x["bytes"] for x in act.layer_saved_tensors(**kw))
+
+
+_LAYER = dict(seq_len=4096.0, micro_batch=1.0, d_model=4096.0, n_heads=32.0, d_ff=14336.0, head_dim=128.0,
+              n_kv_heads=8.0, attention="gqa", ffn="swiglu", norm="rmsnorm", tp=2, cp=1,
+              sequence_parallel=True, flash_attention=True, dropout=False, recompute="none",
+              bytes_per_element=2.0)
+_LAYER_CHANGES = dict(seq_len=8192.0, micro_batch=2.0, d_model=5120.0, n_heads=40.0, d_ff=11008.0, head_dim=64.0,
+                      n_kv_heads=4.0, ffn="gelu", norm="layernorm", tp=4, cp=2, sequence_parallel=False,
+                      flash_attention=False, dropout=True, recompute="selective", bytes_per_element=4.0)
+
+
+@pytest.mark.parametrize("name", sorted(_LAYER_CHANGES))
+def test_layer_bytes_memo_key_is_complete(name):
+    """With the memo warm for one layer, a layer that differs in any one keyword gets a fresh sum."""
+    act.layer_activation_bytes(**_LAYER)
+    changed = {**_LAYER, name: _LAYER_CHANGES[name]}
+    got = act.layer_activation_bytes(**changed)
+    assert got == _fresh_layer_bytes(**changed)
+    assert got != act.layer_activation_bytes(**_LAYER)
+
+
+def test_layer_bytes_with_unhashable_keywords_are_computed_afresh():
+    kw = {**_LAYER, "recompute": "selective", "recompute_modules": ["core_attn"]}
+    assert act.layer_activation_bytes(**kw) == _fresh_layer_bytes(**kw)
+
+
+@pytest.mark.parametrize("schedule, vp", [("1f1b", 1), ("interleaved", 3), ("dualpipe", 1)])
+@pytest.mark.parametrize("m", [None, 1, 5, 64])
+def test_in_flight_per_stage_is_each_rank_in_flight(schedule, vp, m):
+    pp = 8
+    assert act.in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=m) == [
+        act.in_flight_microbatches(pp=pp, stage=i, schedule=schedule, vp=vp, num_microbatches=m) for i in range(pp)]

@@ -195,3 +195,52 @@ def test_higher_zero_stage_never_raises(mid, dp, recipe):
             for z in ss.ZERO_STAGES]
     assert all(math.isfinite(v) and v > 0 for v in vals)
     assert all(b <= a * (1 + 1e-12) for a, b in zip(vals, vals[1:]))
+
+
+# --------------------------------------------------------------------------- memo and shared holdings
+def test_bytes_per_param_memo_key_is_complete():
+    """The memoised bytes per parameter follow every input: recipe name or items, stage, degree."""
+    base = ss.state_components_bytes_per_param(recipe="bf16_fp32_grads", zero_stage=1, shard_degree=8)
+    assert base["total"] == pytest.approx(6 + 12 / 8)
+    assert ss.state_components_bytes_per_param(recipe="deepseek_v3", zero_stage=1, shard_degree=8)["total"] == \
+        pytest.approx(6 + 8 / 8)
+    assert ss.state_components_bytes_per_param(recipe="bf16_fp32_grads", zero_stage=2, shard_degree=8)["total"] == \
+        pytest.approx(2 + 16 / 8)
+    assert ss.state_components_bytes_per_param(recipe="bf16_fp32_grads", zero_stage=1, shard_degree=16)["total"] == \
+        pytest.approx(6 + 12 / 16)
+    a = {"weights": 2.0, "grads": 4.0, "master": 4.0, "adam_m": 8.0}
+    b = {**a, "adam_m": 4.0}
+    assert ss.state_components_bytes_per_param(recipe=a, zero_stage=1, shard_degree=8)["total"] == pytest.approx(7.5)
+    assert ss.state_components_bytes_per_param(recipe=b, zero_stage=1, shard_degree=8)["total"] == pytest.approx(7)
+    # callers get their own copy
+    got = ss.state_components_bytes_per_param(recipe=a, zero_stage=1, shard_degree=8)
+    got["total"] = -1.0
+    assert ss.state_components_bytes_per_param(recipe=a, zero_stage=1, shard_degree=8)["total"] == pytest.approx(7.5)
+    with pytest.raises(ValueError, match="unknown recipe"):
+        ss.state_components_bytes_per_param(recipe=(("weights", 2.0),), zero_stage=1, shard_degree=8)
+
+
+@pytest.mark.parametrize("mid, kw", [
+    ("llama-3-70b", dict(tp=8, pp=5, cp=2)), ("llama-3-70b", dict(tp=2, pp=1)),
+    ("mixtral-8x7b", dict(tp=2, pp=4, ep=4)), ("deepseek-v3", dict(tp=4, pp=8, ep=8, dualpipe=True)),
+    ("gpt4-class-moe", dict(tp=4, pp=60, ep=2)),
+])
+@pytest.mark.parametrize("zero", [0, 1, 3])
+def test_shared_holdings_give_the_same_state(mid, kw, zero):
+    """stage_holdings computed once and passed in, with ranks that hold the same computed once,
+    give the rows a computation from scratch gives, rank by rank."""
+    m = CATALOGUE.model(mid)
+    dualpipe = kw.pop("dualpipe", False)
+    held = ss.stage_holdings(m, tp=kw["tp"], pp=kw["pp"], ep=kw.get("ep", 1), dualpipe=dualpipe)
+    for dp in (kw.get("ep", 1), 4 * kw.get("ep", 1)):
+        n = kw["tp"] * kw["pp"] * kw.get("cp", 1) * dp
+        full = ss.model_state_per_gpu(m, num_gpus=n, zero_stage=zero, dualpipe=dualpipe, **kw)
+        assert ss.model_state_per_gpu(m, num_gpus=n, zero_stage=zero, dualpipe=dualpipe, holdings=held, **kw) == full
+        deg = ss.shard_degrees(num_gpus=n, **kw)
+        rows, index = ss.holding_states(held, dense_shard_degree=deg["dense"], expert_shard_degree=deg["expert"],
+                                        zero_stage=zero)
+        assert len(index) == kw["pp"] and len(rows) <= min(kw["pp"], 6)  # first, last, dense/MoE boundary
+        for r, j in zip(full["per_stage"], index):
+            assert {**rows[j], "stage": r["stage"], "stages_held": r["stages_held"]} == r
+    with pytest.raises(ValueError, match="holdings must give"):
+        ss.model_state_per_gpu(m, num_gpus=kw["tp"] * kw["pp"] * kw.get("cp", 1) * 8, holdings=held[:-1], **kw)

@@ -386,3 +386,68 @@ if __name__ == "__main__":  # pragma: no cover
     print(table(evaluate(HEADLINE)))
     print()
     print(table(evaluate(narayanan_t2())))
+
+
+# --------------------------------------------------------------------------- the memoised per-shape part
+def _memo_kwargs() -> dict:
+    cat = load_catalog()
+    gpu = cat.gpu("h100")
+    return dict(stm.arch_from_model(cat.model("mixtral-8x7b")), tp=2, cp=2, pp=4, ep=2, micro_batch=1, seq_len=4096,
+                recompute="selective", **stm.hardware_from_catalog(gpu=gpu, efficiency=cat.efficiency_of("h100")))
+
+
+_MEMO_CHANGES = {"layers": 16, "d_model": 4608, "d_ff": 16384, "n_heads": 16, "n_kv_heads": 4, "head_dim": 96,
+                 "vocab": 64000, "ffn": "gelu", "top_k": 1, "n_routed_experts": 16, "expert_d_ff": 8192,
+                 "n_dense_layers": 2, "dense_d_ff": 8192, "dropout": True, "tp": 4, "cp": 1, "pp": 2, "ep": 4,
+                 "micro_batch": 2, "seq_len": 8192, "schedule": "interleaved", "recompute": "full",
+                 "sequence_parallel": False, "last_stage_layers": 6, "pp_scatter_gather": False,
+                 "attention_kernel": "unfused", "attention_mask_frac": 0.75, "act_bytes": 4.0, "grad_bytes": 2.0,
+                 "weight_bytes": 1.0, "optimizer_bytes_per_param": 20.0, "dp_overlap_frac": 0.5,
+                 "tp_overlap_frac": 0.5, "ep_overlap_frac": 0.5, "cp_overlap_frac": 0.5, "zero3_overlap_frac": 0.5,
+                 "peak_TFLOPS": 500.0, "hbm_bw_GBps": 2000.0, "nvlink_GBps": 200.0, "nic_GBps": 25.0,
+                 "gpus_per_node": 4, "gemm_efficiency": 0.5, "attention_efficiency": 0.3, "hbm_efficiency": 0.5,
+                 "nvlink_efficiency": 0.5, "network_efficiency": 0.5, "nvlink_latency_s": 1e-4,
+                 "network_latency_s": 1e-3}
+
+
+@pytest.mark.parametrize("name", sorted(_MEMO_CHANGES))
+def test_stage_terms_memo_key_is_complete(name):
+    """With the memo warm for one shape, a shape that differs in any one keyword gets its own entry,
+    and the step time a fresh computation gives."""
+    base = _memo_kwargs()
+    changed = {**base, name: _MEMO_CHANGES[name]}
+    if name == "schedule":
+        changed["virtual_stages"] = 2
+    stm.stage_terms(**base)  # warm the memo with the base shape
+    got = stm.step_time(dp=8, micro_batches=8, zero_stage=3, **changed)
+    assert stm.stage_terms(**changed)[name] == _MEMO_CHANGES[name]  # the entry of the changed shape
+    stm.stage_terms.cache_clear()
+    assert got == stm.step_time(dp=8, micro_batches=8, zero_stage=3, **changed)
+
+
+def test_stage_terms_cover_every_keyword_but_dp_micro_batches_and_zero_stage():
+    import inspect
+
+    names = set(inspect.signature(stm.stage_terms.__wrapped__).parameters)
+    assert not names & {"dp", "micro_batches", "zero_stage"}
+    assert names - set(_MEMO_CHANGES) == {"attention", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
+                                          "qk_nope_head_dim", "v_head_dim", "moe", "n_shared_experts",
+                                          "virtual_stages"}
+
+
+def test_step_time_from_stage_terms_is_step_time():
+    kw = _memo_kwargs()
+    stage = stm.stage_terms(**kw)
+    for dp, m, z in ((2, 4, 0), (8, 16, 3), (64, 7, 1)):
+        got = stm.step_time(dp=dp, micro_batches=m, zero_stage=z, stage=stage)
+        assert got == stm.step_time(dp=dp, micro_batches=m, zero_stage=z, **kw)
+    assert stm.step_time(dp=8, micro_batches=8, zero_stage=3, stage=stage) != \
+        stm.step_time(dp=8, micro_batches=8, zero_stage=1, stage=stage)
+    with pytest.raises(ValueError, match="zero_stage"):
+        stm.step_time(dp=2, micro_batches=4, zero_stage=4, stage=stage)
+    with pytest.raises(TypeError):
+        stm.step_time(dp=2, micro_batches=4, stage=stage, tp=2)
+    with pytest.raises(ValueError, match="ep=2 must divide"):
+        stm.step_time(dp=1, micro_batches=4, cp=1, **{k: v for k, v in kw.items() if k != "cp"})
+    with pytest.raises(ValueError, match="dp must be"):
+        stm.step_time(dp=0, micro_batches=4, stage=stage)

@@ -56,16 +56,21 @@ class BookScreen:
         """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
         out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, self.capacity_GB)
         if with_time:
-            self.calls["step"] += 1
-            t = self.req.training
-            out.days = tr.train_time_s(total_FLOP=self.flops, num_gpus=layout.num_gpus, peak_TFLOPS=self.peak,
-                                       mfu=self.mfu) * t.overhead_factor / SECONDS_PER_DAY
-            out.mfu = self.mfu
-            billed = self.billed_gpus(layout.num_gpus)
-            out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
-                                             gpu_hour_usd=self.price)
-            out.cost_target_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days),
-                                                    gpu_hour_usd=self.price)
+            self.add_time(out)
+        return out
+
+    def add_time(self, out: Screened) -> Screened:
+        """Days (MFU given), MFU and cost of a screened layout."""
+        layout, t = out.layout, self.req.training
+        self.calls["step"] += 1
+        out.days = tr.train_time_s(total_FLOP=self.flops, num_gpus=layout.num_gpus, peak_TFLOPS=self.peak,
+                                   mfu=self.mfu) * t.overhead_factor / SECONDS_PER_DAY
+        out.mfu = self.mfu
+        billed = self.billed_gpus(layout.num_gpus)
+        out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
+                                         gpu_hour_usd=self.price)
+        out.cost_target_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days),
+                                                gpu_hour_usd=self.price)
         return out
 
     #: GPUs billed: whole nodes with the spares, as the measured screen bills them

@@ -13,7 +13,10 @@ within the request's overshoot tolerance. Rules that remove a layout are counted
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -70,6 +73,14 @@ class Rules:
     def drop(self, rule: str, example: str, n: int = 1) -> None:
         entry = self.removed.setdefault(rule, [0, example])
         entry[0] += n
+
+    def drop_lazy(self, rule: str, n: int, fmt: str, *args: Any) -> None:
+        """``drop`` with the example ``fmt.format(*args)`` written only if it is the rule's first."""
+        entry = self.removed.get(rule)
+        if entry is None:
+            self.removed[rule] = [n, fmt.format(*args)]
+        else:
+            entry[0] += n
 
 
 def inline_model_of(req: PlanRequest):
@@ -142,29 +153,88 @@ def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
                                     yield Shape(tp, cp, pp, ep, mb, rc, z, prec)
 
 
-def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[int, int]]:
-    """(DP, GA) pairs for ``shape``, DP ascending (see the module docstring)."""
+class DpOptions(Sequence):
+    """A shape's (DP, GA) pairs, DP ascending, held as runs of DP = k·step (k first..last) rather than
+    one by one: the search reads only a few of them (``dp(i)``, ``index_at_least`` for its secant)."""
+
+    def __init__(self, step: int, seqs: int, micro_batch: int, runs: list[tuple[int, int]]):
+        self.step, self.seqs, self.micro_batch, self.runs = step, seqs, micro_batch, runs
+        self._starts = list(itertools.accumulate((hi - lo + 1 for lo, hi in runs), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def dp(self, i: int) -> int:
+        if not 0 <= i < self._starts[-1]:
+            raise IndexError(i)
+        r = 0 if len(self.runs) == 1 else bisect.bisect_right(self._starts, i) - 1
+        return (self.runs[r][0] + i - self._starts[r]) * self.step
+
+    def index_at_least(self, value: float) -> int:
+        """The index of the smallest DP >= ``value`` (the length when there is none)."""
+        for (lo, hi), start in zip(self.runs, self._starts):
+            if hi * self.step >= value:
+                k = max(lo, math.ceil(value / self.step))
+                while k > lo and (k - 1) * self.step >= value:  # exact, whatever the division rounds to
+                    k -= 1
+                while k * self.step < value:
+                    k += 1
+                return start + k - lo
+        return len(self)
+
+    def __getitem__(self, i: int) -> tuple[int, int]:  # type: ignore[override]
+        if i < 0:
+            i += len(self)
+        dp = self.dp(i)
+        return dp, -(-self.seqs // (dp * self.micro_batch))
+
+
+def dp_runs(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> DpOptions:
+    """(DP, GA) pairs for ``shape``, DP ascending (see the module docstring), as :class:`DpOptions`.
+
+    With x = DP·B_micro, GA = ceil(B / x) falls as DP grows, so GA >= PP holds up to a last DP; the
+    batch GA·x overshoots B by less than x, so no DP with x <= floor(B (1 + tol)) - B + 1 overshoots,
+    and above that GA takes only a few values (about 1/tol), each on a run of DPs whose lower part
+    stays within the tolerance. The rules count what they remove as a DP-by-DP walk would."""
     c, t, gpn = req.constraints, req.training, int(gpu.gpus_per_node)
     replica = shape.tp * shape.cp * shape.pp
+    mb, pp = shape.micro_batch, shape.pp
     seqs = round(t.global_batch_tokens / t.seq_len)
     # whole nodes: N = replica·DP a multiple of the node; EP inside DP·CP: EP divides DP·CP
     node_step = gpn // math.gcd(replica, gpn) if c.whole_nodes else 1
     step = math.lcm(node_step, shape.ep // math.gcd(shape.ep, shape.cp))
     dp_max = c.max_gpus // replica
-    if dp_max * shape.micro_batch > seqs:
-        rules.drop("global_batch_too_small", f"DP x mb {shape.micro_batch} above {seqs} sequences per step")
-        dp_max = seqs // shape.micro_batch
-    out = []
-    for dp in range(step, dp_max + 1, step):
-        ga = -(-seqs // (dp * shape.micro_batch))
-        if ga < shape.pp:  # GA only falls as DP grows
-            rules.drop("ga_below_pp", f"GA {ga} < PP{shape.pp} at DP{dp} (the 1F1B pipeline does not fill)")
-            break
-        if ga * dp * shape.micro_batch > seqs * (1 + t.global_batch_tolerance):
-            rules.drop("global_batch_overshoot", f"GA {ga} x DP{dp} x mb {shape.micro_batch} overshoots {seqs}")
-            continue
-        out.append((dp, ga))
-    return out
+    if dp_max * mb > seqs:
+        rules.drop_lazy("global_batch_too_small", 1, "DP x mb {} above {} sequences per step", mb, seqs)
+        dp_max = seqs // mb
+    k_max, u = dp_max // step, step * mb
+    # GA >= PP  <=>  (PP - 1)·x < B
+    k_last = k_max if pp == 1 else max(0, min(k_max, (seqs - 1) // ((pp - 1) * u)))
+    limit = math.floor(seqs * (1 + t.global_batch_tolerance))  # GA·x <= B (1 + tol), GA·x an integer
+    k_safe = min(k_last, (limit - seqs + 1) // u)
+    runs = [(1, k_safe)] if k_safe >= 1 else []
+    k = max(1, k_safe + 1)
+    while k <= k_last:
+        ga = -(-seqs // (k * u))
+        k_end = k_last if ga == 1 else min(k_last, (seqs - 1) // ((ga - 1) * u))
+        k_ok = min(k_end, limit // (ga * u))
+        if k_ok >= k:
+            runs.append((k, k_ok))
+        if k_end > max(k_ok, k - 1):
+            first = max(k, k_ok + 1)
+            rules.drop_lazy("global_batch_overshoot", k_end - first + 1, "GA {} x DP{} x mb {} overshoots {}",
+                            ga, first * step, mb, seqs)
+        k = k_end + 1
+    if k_last < k_max:
+        dp = (k_last + 1) * step
+        ga = -(-seqs // (dp * mb))
+        rules.drop_lazy("ga_below_pp", 1, "GA {} < PP{} at DP{} (the 1F1B pipeline does not fill)", ga, pp, dp)
+    return DpOptions(step, seqs, mb, runs)
+
+
+def dp_options(shape: Shape, req: PlanRequest, gpu, rules: Rules) -> list[tuple[int, int]]:
+    """(DP, GA) pairs for ``shape``, DP ascending, one by one (:func:`dp_runs` listed)."""
+    return list(dp_runs(shape, req, gpu, rules))
 
 
 def to_scenario(layout: Layout, req: PlanRequest, gpu_id: str, model_fields: dict, name: str,

@@ -1,18 +1,23 @@
 """The cheap screen: memory per GPU, training days and cost of a layout from the reference functions
 the calculation layer calls (no second copy of the physics).
 
-Memory is ``workbook.reference.sharded_state.model_state_per_gpu`` plus
+Memory is ``workbook.reference.sharded_state.model_state_per_gpu``'s rows (``stage_holdings`` once
+per TP, PP and EP, ``holding_states`` per ZeRO stage and DP·CP) plus
 ``workbook.reference.activations.activations_per_gpu`` (through ``workbook.calc.act_stages``) on the
 most loaded rank plus the runtime overhead, as ``workbook.calc.sharded_state`` adds them; time is
 ``workbook.reference.step_time.step_time`` on ``workbook.calc.step_inputs.step_kwargs``; cost is
 ``workbook.reference.train_cost`` on the GPUs billed (whole nodes, spares included) as the Cost sheet
 bills them. The bytes per parameter, the activation element size and the price come from one
-``workbook.calc.compute`` of a base scenario per GPU and precision. :func:`workbook.planner.search`
-later runs the full calculation on the best layouts and keeps only those that pass its checks.
+``workbook.calc.compute`` of a base scenario per GPU and precision. What does not depend on DP is
+kept per shape (the step keywords and ``step_time.stage_terms``) or per what it depends on (state,
+activations); ``tests/planner/test_screen.py`` checks warm caches against the reference from
+scratch. :func:`workbook.planner.search` later runs the full calculation on the best layouts and
+keeps only those that pass its checks.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -73,16 +78,20 @@ class Screen:
         self._training = TrainingInputs().model_dump()
         self._state: dict = {}
         self._acts: dict = {}
+        self._holdings: dict = {}
+        self._step_kw: dict = {}
+        self._billed: dict = {}
         self.calls = {"state": 0, "activations": 0, "step": 0}
 
     def _ctx(self, layout: Layout) -> Context:
         t = self.req.training
         s = layout.shape
         # the scenario's training inputs as attributes (defaults for what the layout does not set)
-        training = SimpleNamespace(**{**self._training, **dict(
+        training = SimpleNamespace(**self._training)
+        training.__dict__.update(
             tokens=self.req.tokens, seq_len=t.seq_len, micro_batch=s.micro_batch, grad_accum=layout.grad_accum,
             precision=s.precision, zero_stage=s.zero_stage, recompute=s.recompute, num_gpus=layout.num_gpus,
-            tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, optimizer=t.optimizer)})
+            tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, optimizer=t.optimizer)
         ctx = Context(s=SimpleNamespace(training=training), gpu=self.gpu, model=self.model, defaults=self.defaults,
                       eff=self.eff)
         ctx.q = {"plan_etp": float(s.tp), "train_act_bytes_per_elem": self.act_bytes}
@@ -91,35 +100,74 @@ class Screen:
     def memory_GB(self, layout: Layout) -> float:
         """Training memory per GPU on the most loaded rank (tensor model), overhead included."""
         s = layout.shape
-        # ZeRO-0 shards nothing over DP
-        skey = (s.tp, s.pp, s.cp, s.ep, s.zero_stage, s.precision, layout.dp if s.zero_stage else 0)
-        if skey not in self._state:
+        # the state depends on N only through DP·CP = N / (TP·PP) (the dense shard degree; EDP = DP·CP / EP);
+        # ZeRO-0 shards nothing over it
+        skey = (s.tp, s.pp, s.ep, s.zero_stage, s.precision, layout.dp * s.cp if s.zero_stage else 0)
+        state = self._state.get(skey)
+        if state is None:
             self.calls["state"] += 1
-            self._state[skey] = ss.model_state_per_gpu(
-                self.model, num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp,
-                zero_stage=s.zero_stage, recipe=self.recipe)["per_stage"]
+            hkey = (s.tp, s.pp, s.ep)
+            if hkey not in self._holdings:
+                self._holdings[hkey] = ss.stage_holdings(self.model, tp=s.tp, pp=s.pp, ep=s.ep, etp=s.tp)
+            # model_state_per_gpu's rows, rank by rank, without copying a row per rank
+            deg = ss.shard_degrees(num_gpus=layout.num_gpus, tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, etp=s.tp)
+            rows, index = ss.holding_states(self._holdings[hkey], dense_shard_degree=deg["dense"],
+                                            expert_shard_degree=deg["expert"], zero_stage=s.zero_stage,
+                                            recipe=self.recipe)
+            totals = [r["total_bytes"] / GB for r in rows]
+            state = self._state[skey] = [totals[j] for j in index]
         # 1F1B keeps min(PP - i, GA) micro-batches in flight on rank i: GA matters only up to PP
         akey = (s.tp, s.cp, s.pp, s.micro_batch, s.recompute, s.precision, min(layout.grad_accum, s.pp))
-        if akey not in self._acts:
+        acts = self._acts.get(akey)
+        if acts is None:
             self.calls["activations"] += 1
-            self._acts[akey] = [r["peak_bytes"] for r in stage_activations(self._ctx(layout))["per_stage"]]
-        acts = self._acts[akey]
-        return max(r["total_bytes"] / GB + acts[r["stage"]] / GB for r in self._state[skey]) + self.overhead_GB
+            acts = self._acts[akey] = [r["peak_bytes"] / GB for r in stage_activations(self._ctx(layout))["per_stage"]]
+        return max(map(operator.add, state, acts)) + self.overhead_GB
 
     def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
         """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
         out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, self.capacity_GB)
         if with_time:
-            self.calls["step"] += 1
-            r = stm.step_time(**step_kwargs(self._ctx(layout)))
-            out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
-            out.mfu = r["mfu"]
-            billed = self.billed_gpus(layout.num_gpus)
-            out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
-                                             gpu_hour_usd=self.price)
-            out.cost_target_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days),
-                                                    gpu_hour_usd=self.price)
+            self.add_time(out)
         return out
+
+    def add_time(self, out: Screened) -> Screened:
+        """Days, MFU and cost of a screened layout (``step_time`` at its DP and GA)."""
+        layout = out.layout
+        self.calls["step"] += 1
+        r = stm.step_time(dp=layout.dp, micro_batches=layout.grad_accum, zero_stage=layout.shape.zero_stage,
+                          stage=self._shape_step(layout)[1])
+        out.days = self.req.tokens / r["tokens_per_s"] / SECONDS_PER_DAY * self.req.training.overhead_factor
+        out.mfu = r["mfu"]
+        billed, out.cost_target_usd = self._billed_and_target_cost(layout.num_gpus)
+        out.cost_usd = tc.cloud_cost_usd(gpu_hours=tc.gpu_hours(num_gpus=billed, days=out.days),
+                                         gpu_hour_usd=self.price)
+        return out
+
+    def step_kwargs(self, layout: Layout) -> dict:
+        """``step_kwargs`` of the layout from what the screen keeps per shape: the keywords but
+        ``dp`` = N / (TP·CP·PP), ``micro_batches`` = GA and ``zero_stage``, set per layout."""
+        return {**self._shape_step(layout)[0], "dp": layout.dp, "micro_batches": layout.grad_accum,
+                "zero_stage": layout.shape.zero_stage}
+
+    def _shape_step(self, layout: Layout) -> tuple[dict, dict]:
+        """(step_kwargs without dp, micro_batches and zero_stage, their step_time.stage_terms), once
+        per shape but its ZeRO stage."""
+        s = layout.shape
+        key = (s.tp, s.cp, s.pp, s.ep, s.micro_batch, s.recompute, s.precision)
+        got = self._step_kw.get(key)
+        if got is None:
+            kw = step_kwargs(self._ctx(layout))
+            del kw["dp"], kw["micro_batches"], kw["zero_stage"]
+            got = self._step_kw[key] = kw, stm.stage_terms(**kw)
+        return got
+
+    def _billed_and_target_cost(self, num_gpus: int) -> tuple[float, float]:
+        if num_gpus not in self._billed:
+            billed = self.billed_gpus(num_gpus)
+            self._billed[num_gpus] = billed, tc.cloud_cost_usd(
+                gpu_hours=tc.gpu_hours(num_gpus=billed, days=self.req.target_days), gpu_hour_usd=self.price)
+        return self._billed[num_gpus]
 
     def billed_gpus(self, num_gpus: int) -> float:
         """GPUs billed: whole nodes with the spares (the Plan sheet's plan_gpus_to_buy)."""

@@ -23,8 +23,8 @@ from typing import Any, Callable
 from workbook.calc import compute
 from workbook.calc.checks import HARD
 from workbook.planner.book_screen import screen_class
+from workbook.planner.candidates import DpOptions, Layout, Rules, dp_runs, model_of, shapes, to_scenario
 from workbook.planner.fidelity import billed_first
-from workbook.planner.candidates import Layout, Rules, dp_options, model_of, shapes, to_scenario
 from workbook.planner.request import PlanRequest
 from workbook.planner.screen import Screen, Screened
 
@@ -104,15 +104,15 @@ def _first_true(lo: int, hi: int, pred: Callable[[int], bool]) -> int:
     return lo
 
 
-def _first_on_time(dps: list[int], hi: int, days: Callable[[int], float], target: float) -> int:
+def _first_on_time(dps: DpOptions, hi: int, days: Callable[[int], float], target: float) -> int:
     """Smallest index k <= hi with days(k) <= target (days(hi) <= target, days falling with DP).
 
     Secant steps from the known-good end first: DP·days is about constant, and rises with DP, so the
     estimate DP·days/target from a good point lands on or above the boundary; a bisection finishes."""
     lo = 0
     while lo < hi:
-        guess = dps[hi] * days(hi) / target
-        k = max(lo, min(hi - 1, _index_at_least(dps, guess)))
+        guess = dps.dp(hi) * days(hi) / target
+        k = max(lo, min(hi - 1, dps.index_at_least(guess - 1e-9)))
         if days(k) <= target:
             hi = k
         else:
@@ -121,16 +121,10 @@ def _first_on_time(dps: list[int], hi: int, days: Callable[[int], float], target
     return hi
 
 
-def _index_at_least(dps: list[int], value: float) -> int:
-    import bisect
-
-    return bisect.bisect_left(dps, value - 1e-9)
-
-
 class _Lazy:
     """The shape's layouts by index, made when first asked for (most are never screened)."""
 
-    def __init__(self, shape, opts: list[tuple[int, int]]):
+    def __init__(self, shape, opts: DpOptions):
         self.shape, self.opts, self.made = shape, opts, {}
 
     def __len__(self) -> int:
@@ -145,28 +139,36 @@ class _Lazy:
 def _shape_candidates(scr: Screen, lays: _Lazy, req: PlanRequest, rej: list[Rejection],
                       seen: list[Screened]) -> list[Screened]:
     """The shape's feasible layouts (screen); every screened layout that fails is recorded in ``rej``
-    (a layout that misses the deadline as such; its memory is computed only at the largest DP)."""
+    (a layout that misses the deadline as such; its memory is computed only at the largest DP). The
+    largest DP's memory comes first: a shape that does not fit there is rejected without a step time
+    (memory does not fall as DP shrinks); every other layout the search looks at gets its days."""
     gid, hbm = scr.gpu.id, scr.capacity_GB
     last = len(lays) - 1
     cache: dict[int, Screened] = {}
     target = req.target_days
 
-    def at(k: int) -> Screened:
-        if k not in cache:
-            cache[k] = scr.screen(lays[k], with_memory=False)
-            seen.append(cache[k])
-        return cache[k]
+    def at(k: int) -> Screened:  # with its days (and its memory if already known)
+        r = cache.get(k)
+        if r is None:
+            r = cache[k] = scr.screen(lays[k], with_memory=False)
+            seen.append(r)
+        elif r.days != r.days:  # NaN: memory only so far
+            scr.add_time(r)
+        return r
 
-    def fits(k: int) -> bool:
-        r = at(k)
-        if r.memory_GB is None:
+    def fits(k: int) -> bool:  # its memory (without its days if not yet known)
+        r = cache.get(k)
+        if r is None:
+            r = cache[k] = scr.screen(lays[k], with_time=False)
+            seen.append(r)
+        elif r.memory_GB is None:
             r.memory_GB = scr.memory_GB(lays[k])
         return r.fits
 
     out: list[Screened] = []
     if fits(last) and at(last).days <= target:
-        j = _first_on_time([dp for dp, _ in lays.opts], last, lambda k: at(k).days, target)
-        j = _first_true(j, last, fits) if not fits(j) else j
+        j = _first_on_time(lays.opts, last, lambda k: at(k).days, target)
+        j = _first_true(j, last, lambda k: at(k) is not None and fits(k)) if not fits(j) else j
         out = [at(k) for k in range(j, min(last, j + WINDOW - 1) + 1) if at(k).days <= target and fits(k)]
     chosen = {id(r) for r in out}
     for r in cache.values():
@@ -190,8 +192,15 @@ def screen_gpu(req: PlanRequest, catalog, gpu_id: str, model, fields: dict, rej:
     rules = Rules()
     feasible: list[Screened] = []
     screens = {p: screen_class(req)(req, catalog, gpu, model, fields, p) for p in req.constraints.precisions}
+    runs: dict[tuple, tuple[DpOptions, Rules]] = {}  # the DP options depend on TP, CP, PP, EP and mb only
     for shape in shapes(req, model, gpu, rules):
-        opts = dp_options(shape, req, gpu, rules)
+        key = (shape.tp, shape.cp, shape.pp, shape.ep, shape.micro_batch)
+        if key not in runs:
+            got = Rules()
+            runs[key] = dp_runs(shape, req, gpu, got), got
+        opts, removed = runs[key]
+        for rule, (n, example) in removed.removed.items():
+            rules.drop(rule, example, n)
         counts["layouts"] += len(opts)
         counts["shapes"] += 1
         if not opts:
@@ -259,7 +268,7 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, at_least: i
         raise ValueError("the training search needs an architecture and a training job")
     model, fields = got
     counts: dict[str, int] = {k: 0 for k in ("shapes", "layouts", "screen_state_calls", "screen_activations_calls",
-                                             "screen_step_calls", "evaluated")}
+                                             "screen_step_calls", "evaluated", "screened")}
     rej: list[Rejection] = []
     rules: dict[str, Rules] = {}
     feasible: list[Screened] = []
@@ -292,6 +301,7 @@ def search(req: PlanRequest, catalog, gpus: list[str] | None = None, at_least: i
             runner = True
         need.discard(r.gpu)
     counts["evaluated"] = len(evaluated)
+    counts["screened"] = len(seen)
     defaults = catalog.defaults.as_dict()
     for ev in evaluated:
         rej += _calc_rejections(ev, req, defaults)

@@ -37,6 +37,8 @@ Every token count is divided by cp (context parallelism splits the sequence).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -313,8 +315,19 @@ def _ffn_tensors(prefix: str, block: str, shard: str, tokens: float, width: floa
 
 
 def layer_activation_bytes(**kwargs: Any) -> float:
-    """Sum of ``layer_saved_tensors`` (same keywords): one layer, one micro-batch, one GPU."""
-    return sum(x["bytes"] for x in layer_saved_tensors(**kwargs))
+    """Sum of ``layer_saved_tensors`` (same keywords): one layer, one micro-batch, one GPU.
+    Memoised on all the keywords when they are hashable (a search asks for the same layer at many
+    pipeline and data-parallel degrees)."""
+    key = tuple(kwargs.items())
+    try:
+        return _layer_bytes_memo(key)
+    except TypeError:  # an unhashable keyword (a list of recompute modules): computed afresh
+        return sum(x["bytes"] for x in layer_saved_tensors(**kwargs))
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _layer_bytes_memo(key: tuple) -> float:
+    return sum(x["bytes"] for x in layer_saved_tensors(**dict(key)))
 
 
 # --------------------------------------------------------------------------- embedding and output stages
@@ -369,20 +382,28 @@ def in_flight_microbatches(*, pp: int, stage: int = 0, schedule: str = "1f1b", v
     _pos(pp=pp, vp=vp)
     if not 0 <= stage < pp:
         raise ValueError(f"stage must be in 0..{pp - 1}, got {stage}")
+    return in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=num_microbatches)[stage]
+
+
+def in_flight_per_stage(*, pp: int, schedule: str = "1f1b", vp: int = 1,
+                        num_microbatches: int | None = None) -> list[float]:
+    """``in_flight_microbatches`` of every pipeline rank, rank 0 first (checked once)."""
+    _pos(pp=pp, vp=vp)
     if schedule == "1f1b":
-        n = float(pp - stage)
+        out = [float(pp - stage) for stage in range(pp)]
     elif schedule == "interleaved":
         if pp == 1:
             raise ValueError("the interleaved schedule needs pp > 1")
-        n = (2 * (pp - stage - 1) + (vp - 1) * pp + 1) / vp
+        out = [(2 * (pp - stage - 1) + (vp - 1) * pp + 1) / vp for stage in range(pp)]
     elif schedule == "dualpipe":
-        n = float(pp + 1)
+        out = [float(pp + 1)] * pp
     else:
         raise ValueError(f"unknown schedule {schedule!r}; expected one of {SCHEDULES}")
     if num_microbatches is not None:
         _pos(num_microbatches=num_microbatches)
-        n = min(n, float(num_microbatches))
-    return n
+        m = float(num_microbatches)
+        out = [min(n, m) for n in out]
+    return out
 
 
 def stage_layer_counts(*, layers: int, pp: int) -> list[int]:
@@ -490,12 +511,19 @@ def activations_per_gpu(
         none = layer_activation_bytes(**shape, **common, recompute="none")
         per_kind[kind] = (stored, none - stored)
 
-    starts = [sum(layer_counts[:i]) for i in range(pp)]
+    starts = list(itertools.accumulate(layer_counts[:-1], initial=0))  # first layer of each stage
+
+    chunks: dict[tuple[int, int], tuple[float, float]] = {}
 
     def chunk(i: int) -> tuple[float, float]:
-        idx = range(starts[i], starts[i] + layer_counts[i])
-        kinds = [j >= n_dense for j in idx]
-        return (sum(per_kind[k][0] for k in kinds), max((per_kind[k][1] for k in kinds), default=0.0))
+        # the dense layers lead, so a stage's layers are its dense ones then its MoE ones: stages with
+        # as many of each hold the same bytes (summed once)
+        dense = max(0, min(starts[i] + layer_counts[i], n_dense) - starts[i])
+        key = (dense, layer_counts[i] - dense)
+        if key not in chunks:
+            kinds = [False] * key[0] + [True] * key[1]
+            chunks[key] = (sum(per_kind[k][0] for k in kinds), max((per_kind[k][1] for k in kinds), default=0.0))
+        return chunks[key]
 
     emb = embedding_saved_bytes(seq_len=seq_len, micro_batch=micro_batch, d_model=m.d_model, tp=tp, cp=cp,
                                 sequence_parallel=sequence_parallel, dropout=dropout)
@@ -507,16 +535,23 @@ def activations_per_gpu(
         logits_bytes=logits_bytes)
 
     per_stage = []
+    in_flight = in_flight_per_stage(pp=pp, schedule=schedule, vp=vp, num_microbatches=num_microbatches)
+    dualpipe = schedule == "dualpipe"
     for i in range(pp):
-        n = in_flight_microbatches(pp=pp, stage=i, schedule=schedule, vp=vp,
-                                   num_microbatches=num_microbatches)
-        held = [i, pp - 1 - i] if schedule == "dualpipe" and pp - 1 - i != i else [i]
-        chunk_bytes = [chunk(j) for j in held]
-        layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)
-        emb_b = (n / len(held)) * emb if 0 in held else 0.0
-        head_b = head if pp - 1 in held else 0.0
+        n = in_flight[i]
+        if dualpipe and pp - 1 - i != i:
+            held = [i, pp - 1 - i]
+            chunk_bytes = [chunk(j) for j in held]
+            layers_b = n * sum(c[0] for c in chunk_bytes) / len(held)
+            emb_b = (n / len(held)) * emb if 0 in held else 0.0
+            head_b = head if pp - 1 in held else 0.0
+            work = max(c[1] for c in chunk_bytes)
+        else:  # one stage held: the same sums with one term
+            layer_b, work = chunk(i)
+            layers_b = n * layer_b
+            emb_b = n * emb if i == 0 else 0.0
+            head_b = head if i == pp - 1 else 0.0
         stored = layers_b + emb_b + head_b
-        work = max(c[1] for c in chunk_bytes)
         per_stage.append({"stage": i, "in_flight": n, "layers_bytes": layers_b, "embedding_bytes": emb_b,
                           "output_layer_bytes": head_b, "stored_bytes": stored,
                           "recompute_working_bytes": work, "peak_bytes": stored + work})

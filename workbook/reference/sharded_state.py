@@ -28,6 +28,8 @@ over DP·CP (Megatron's dp_cp group) and expert state over EDP.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -84,6 +86,16 @@ def state_components_bytes_per_param(*, recipe: str | dict[str, float] = "bf16_f
     state incl. the fp32 master at 1, gradients at 2, weights at 3). Megatron's distributed
     optimizer is stage 1 here: 6 + 12/d for ``bf16_fp32_grads`` (dist_optimizer.md).
     Returns each component plus ``weights``/``grads``/``optimizer`` groups and ``total``."""
+    if isinstance(recipe, dict):
+        return dict(_components(None, tuple(recipe.items()), zero_stage, shard_degree))
+    return dict(_components(recipe, None, zero_stage, shard_degree))
+
+
+@functools.lru_cache(maxsize=8192, typed=True)
+def _components(name: Any, items: tuple | None, zero_stage: int, shard_degree: float) -> dict[str, float]:
+    """state_components_bytes_per_param memoised on all its inputs (a recipe by ``name`` or as its
+    ``items``); callers get a copy."""
+    recipe = name if items is None else dict(items)
     if zero_stage not in ZERO_STAGES:
         raise ValueError(f"zero_stage must be 0-3, got {zero_stage}")
     _pos(shard_degree=shard_degree)
@@ -280,6 +292,37 @@ def sharded_state_per_gpu_bytes(*, dense_params: float, expert_params: float, de
     return out
 
 
+def stage_holdings(m: Any, *, tp: int = 1, pp: int = 1, ep: int = 1, etp: int | None = None,
+                   stage_layers: Sequence[int] | None = None, dualpipe: bool = False) -> list[dict[str, Any]]:
+    """What each pipeline rank holds, before any DP or ZeRO sharding (see ``model_state_per_gpu``):
+    ``stage``, ``stages_held``, ``dense_params`` (TP-sharded / TP + replicated), ``expert_params``
+    (/ (EP·ETP)) and ``zero3_layer_params`` (its largest gathered unit). Independent of the GPU count,
+    so a search over DP computes it once per (TP, PP, EP, ETP)."""
+    etp = tp if etp is None else etp
+    c = sharding_param_counts(m)
+    if c["n_moe_layers"]:
+        n_exp = float(m.n_routed_experts)
+        if n_exp % ep:
+            raise ValueError(f"ep={ep} must divide the {int(n_exp)} routed experts")
+    L = int(c["layers"])
+    counts = list(stage_layers) if stage_layers is not None else stage_layer_counts(layers=L, pp=pp)
+    if len(counts) != pp or sum(counts) != L:
+        raise ValueError(f"stage_layers must give {pp} stages summing to {L} layers")
+    starts = list(itertools.accumulate(counts[:-1], initial=0))  # first layer of each stage
+    raw = [stage_params(counts=c, first_layer=starts[i], n_layers=counts[i], first_stage=i == 0,
+                        last_stage=i == pp - 1, pp=pp) for i in range(pp)]
+    out = []
+    for i in range(pp):
+        held = [i, pp - 1 - i] if dualpipe and pp - 1 - i != i else [i]
+        dense = sum(raw[j]["tp_sharded"] / tp + raw[j]["replicated"] for j in held)
+        expert = sum(raw[j]["expert"] / (ep * etp) for j in held)
+        layer = max(gathered_layer_params(c, first_layer=starts[j], n_layers=counts[j], first_stage=j == 0,
+                                          last_stage=j == pp - 1, pp=pp, tp=tp, ep=ep, etp=etp) for j in held)
+        out.append({"stage": i, "stages_held": held, "dense_params": dense, "expert_params": expert,
+                    "zero3_layer_params": layer})
+    return out
+
+
 def model_state_per_gpu(
     m: Any,
     *,
@@ -294,6 +337,7 @@ def model_state_per_gpu(
     stage: int | None = None,
     stage_layers: Sequence[int] | None = None,
     dualpipe: bool = False,
+    holdings: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Weights + gradients + optimizer state on one GPU of pipeline rank ``stage`` (None = the
     most loaded rank), for a catalogue Model.
@@ -306,43 +350,64 @@ def model_state_per_gpu(
     (DeepSpeed's estimator: 2 × the weight bytes per parameter); ``model_states_bytes`` is the
     state plus that working set, and the most loaded rank is the one with the most of it.
 
+    ``holdings``: ``stage_holdings`` of the same model, TP, PP, EP, ETP, stage layers and DualPipe
+    flag, when the caller already has it (a search over DP); ranks that hold the same are computed
+    once.
+
     Returns params per GPU (``dense_params``, ``expert_params``), the group sizes, the byte
     breakdown of ``sharded_state_per_gpu_bytes``, ``total_GB`` / ``total_GiB`` (state only),
     ``zero3_layer_params``, ``zero3_working_bytes``, ``model_states_bytes`` / ``model_states_GB``
     and ``per_stage``.
     """
     etp = tp if etp is None else etp
-    dp = dense_data_parallel(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp)
-    edp = expert_data_parallel(num_gpus=num_gpus, pp=pp, ep=ep, etp=etp)
-    c = sharding_param_counts(m)
-    if c["n_moe_layers"]:
-        n_exp = float(m.n_routed_experts)
-        if n_exp % ep:
-            raise ValueError(f"ep={ep} must divide the {int(n_exp)} routed experts")
-    L = int(c["layers"])
-    counts = list(stage_layers) if stage_layers is not None else stage_layer_counts(layers=L, pp=pp)
-    if len(counts) != pp or sum(counts) != L:
-        raise ValueError(f"stage_layers must give {pp} stages summing to {L} layers")
-    starts = [sum(counts[:i]) for i in range(pp)]
-    weight_bytes = _recipe(recipe).get("weights", 0.0)
-    raw = [stage_params(counts=c, first_layer=starts[i], n_layers=counts[i], first_stage=i == 0,
-                        last_stage=i == pp - 1, pp=pp) for i in range(pp)]
-    per_stage = []
-    for i in range(pp):
-        held = [i, pp - 1 - i] if dualpipe and pp - 1 - i != i else [i]
-        dense = sum(raw[j]["tp_sharded"] / tp + raw[j]["replicated"] for j in held)
-        expert = sum(raw[j]["expert"] / (ep * etp) for j in held)
-        b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert, dense_shard_degree=dp * cp,
-                                        expert_shard_degree=edp, zero_stage=zero_stage, recipe=recipe)
-        layer = max(gathered_layer_params(c, first_layer=starts[j], n_layers=counts[j], first_stage=j == 0,
-                                          last_stage=j == pp - 1, pp=pp, tp=tp, ep=ep, etp=etp) for j in held)
-        work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
-        row = {"stage": i, "stages_held": held, "dense_params": dense, "expert_params": expert, **b,
-               "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
-               "zero3_layer_params": layer, "zero3_working_bytes": work,
-               "model_states_bytes": b["total_bytes"] + work, "model_states_GB": (b["total_bytes"] + work) / GB}
-        per_stage.append(row)
+    deg = shard_degrees(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp, ep=ep, etp=etp)
+    if holdings is None:
+        holdings = stage_holdings(m, tp=tp, pp=pp, ep=ep, etp=etp, stage_layers=stage_layers, dualpipe=dualpipe)
+    if len(holdings) != pp:
+        raise ValueError(f"holdings must give {pp} stages")
+    rows, index = holding_states(holdings, dense_shard_degree=deg["dense"], expert_shard_degree=deg["expert"],
+                                 zero_stage=zero_stage, recipe=recipe)
+    per_stage = [{**rows[j], "stage": h["stage"], "stages_held": h["stages_held"]} for h, j in zip(holdings, index)]
     pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
     res = dict(pick)
-    res.update(dp=dp, edp=edp, etp=etp, per_stage=per_stage)
+    res.update(dp=deg["dp"], edp=deg["edp"], etp=etp, per_stage=per_stage)
     return res
+
+
+def shard_degrees(*, num_gpus: int, tp: int = 1, pp: int = 1, cp: int = 1, ep: int = 1,
+                  etp: int | None = None) -> dict[str, int]:
+    """The group sizes of ``model_state_per_gpu``: ``dp``, ``edp`` and the degrees ZeRO shards
+    over, ``dense`` = DP·CP (Megatron's dp_cp group) and ``expert`` = EDP."""
+    etp = tp if etp is None else etp
+    dp = dense_data_parallel(num_gpus=num_gpus, tp=tp, pp=pp, cp=cp)
+    edp = expert_data_parallel(num_gpus=num_gpus, pp=pp, ep=ep, etp=etp)
+    return {"dp": dp, "edp": edp, "dense": dp * cp, "expert": edp}
+
+
+def holding_states(holdings: list[dict[str, Any]], *, dense_shard_degree: float, expert_shard_degree: float,
+                   zero_stage: int = 0, recipe: str | dict[str, float] = "bf16_fp32_grads"
+                   ) -> tuple[list[dict[str, Any]], list[int]]:
+    """The state of each distinct holding of ``stage_holdings`` (ranks that hold the same are
+    computed once) and, rank by rank, the index of its row. A row has ``stage`` and ``stages_held``
+    None, the params, ``sharded_state_per_gpu_bytes`` and the GB, GiB and ZeRO-3 working-set
+    figures of ``model_state_per_gpu``'s rows."""
+    weight_bytes = _recipe(recipe).get("weights", 0.0)
+    seen: dict[tuple[float, float, float], int] = {}
+    rows: list[dict[str, Any]] = []
+    index = []
+    for h in holdings:
+        key = dense, expert, layer = h["dense_params"], h["expert_params"], h["zero3_layer_params"]
+        if key not in seen:
+            b = sharded_state_per_gpu_bytes(dense_params=dense, expert_params=expert,
+                                            dense_shard_degree=dense_shard_degree,
+                                            expert_shard_degree=expert_shard_degree, zero_stage=zero_stage,
+                                            recipe=recipe)
+            work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
+            seen[key] = len(rows)
+            rows.append({"stage": None, "stages_held": None, "dense_params": dense, "expert_params": expert,
+                         **b, "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,
+                         "zero3_layer_params": layer, "zero3_working_bytes": work,
+                         "model_states_bytes": b["total_bytes"] + work,
+                         "model_states_GB": (b["total_bytes"] + work) / GB})
+        index.append(seen[key])
+    return rows, index

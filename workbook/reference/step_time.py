@@ -41,6 +41,7 @@ from __future__ import annotations
 from workbook.reference.args import nonnegative as _nonneg
 from workbook.reference.args import positive as _pos
 
+import functools
 import math
 from typing import Any
 
@@ -249,7 +250,8 @@ def hierarchical_allreduce_time_s(*, size_GB: float, n: int, ranks_per_node: int
 
 
 # --------------------------------------------------------------------------- the step
-def step_time(
+@functools.lru_cache(maxsize=1024, typed=True)
+def stage_terms(
     *,
     # model
     layers: int,
@@ -278,16 +280,13 @@ def step_time(
     tp: int = 1,
     cp: int = 1,
     pp: int = 1,
-    dp: int = 1,
     ep: int = 1,
     micro_batch: int = 1,
-    micro_batches: int = 1,
     seq_len: int,
     schedule: str = "1f1b",
     virtual_stages: int = 1,
     recompute: str = "none",
     sequence_parallel: bool = True,
-    zero_stage: int = 1,
     last_stage_layers: float | None = None,
     pp_scatter_gather: bool = True,
     attention_kernel: str = "flash",
@@ -316,25 +315,20 @@ def step_time(
     network_efficiency: float,
     nvlink_latency_s: float = 0.0,
     network_latency_s: float = 0.0,
-) -> dict[str, float]:
-    """Time of one optimizer step and its breakdown (module docstring; docs/step_time.md).
-
-    Layout: N = TP*CP*PP*DP GPUs; EP is carved out of DP*CP (Megatron, spec 17.5.8); the global batch
-    is micro_batch * micro_batches * DP sequences of seq_len tokens (CP splits each sequence).
-    Rank order TP, CP, DP, PP from the fastest (Megatron's default): TP (and CP while TP*CP fits)
-    inside a node, PP across nodes. ``last_stage_layers`` (default ceil(L/PP)) holds the LM head too.
-
-    Bandwidths are one-direction per GPU (nvlink_GBps = the catalogue's bidirectional NVLink / 2;
-    nic_GBps the GPU's NIC); the efficiencies scale them (catalog/efficiency.yaml).
-
-    Returns step_s, tokens_per_s, mfu, hfu, model_TFLOPS_per_gpu, hardware_TFLOPS_per_gpu,
-    bubble_frac and the components (seconds per micro-batch ``*_mb_s``, per step ``*_step_s``).
+) -> dict[str, Any]:
+    """Everything of one training step that depends neither on DP, nor on the number of micro-batches,
+    nor on the ZeRO stage: the keywords of :func:`step_time` but those three, checked, and by name the
+    per-layer profile (``prof``), the recompute passes (``rc``), the rates (``peak``, ``bw_hbm``,
+    ``bw_nvl``, ``bw_nic``), the times of one micro-batch through a layer and through the busiest
+    stage (compute, exposed TP, CP and EP communication, LM head: ``t_stage_mb``), the parameters of
+    one GPU and the model FLOPs per token. Memoised on all its keywords (a planner asks for the same
+    shape at many DPs); the returned dict is shared, read it only.
     """
     for name, v in (("schedule", schedule), ("recompute", recompute), ("attention_kernel", attention_kernel)):
         allowed = {"schedule": SCHEDULES, "recompute": RECOMPUTE_MODES, "attention_kernel": ATTENTION_KERNELS}[name]
         if v not in allowed:
             raise ValueError(f"unknown {name} {v!r}; expected one of {allowed}")
-    _pos(tp=tp, cp=cp, pp=pp, dp=dp, ep=ep, micro_batch=micro_batch, micro_batches=micro_batches,
+    _pos(tp=tp, cp=cp, pp=pp, ep=ep, micro_batch=micro_batch,
          seq_len=seq_len, virtual_stages=virtual_stages, peak_TFLOPS=peak_TFLOPS, hbm_bw_GBps=hbm_bw_GBps,
          nvlink_GBps=nvlink_GBps, nic_GBps=nic_GBps, gpus_per_node=gpus_per_node, act_bytes=act_bytes,
          grad_bytes=grad_bytes, weight_bytes=weight_bytes, gemm_efficiency=gemm_efficiency,
@@ -345,10 +339,6 @@ def step_time(
           attention_mask_frac=attention_mask_frac, gemm_efficiency=gemm_efficiency,
           attention_efficiency=attention_efficiency, hbm_efficiency=hbm_efficiency,
           nvlink_efficiency=nvlink_efficiency, network_efficiency=network_efficiency)
-    if zero_stage not in (0, 1, 2, 3):
-        raise ValueError("zero_stage must be 0..3")
-    if (dp * cp) % ep:
-        raise ValueError(f"ep={ep} must divide dp*cp={dp * cp} (EP is carved out of DP, spec 17.5.8)")
     if schedule != "interleaved" and virtual_stages != 1:
         raise ValueError("virtual_stages > 1 needs schedule 'interleaved'")
 
@@ -358,7 +348,6 @@ def step_time(
                          qk_nope_head_dim=qk_nope_head_dim, v_head_dim=v_head_dim, moe=moe,
                          n_routed_experts=n_routed_experts, top_k=top_k, n_shared_experts=n_shared_experts,
                          expert_d_ff=expert_d_ff, n_dense_layers=n_dense_layers, dense_d_ff=dense_d_ff)
-    num_gpus = tp * cp * pp * dp
     tokens_mb = micro_batch * seq_len  # tokens of one micro-batch (whole sequence)
     tokens_gpu = tokens_mb / cp  # tokens a GPU's TP group processes per micro-batch
     shard = tp * cp  # split of a micro-batch's work inside one stage
@@ -443,16 +432,6 @@ def step_time(
     t_last = last * t_layer + t_head
     t_stage_mb = max(t_mid, t_last)
 
-    # ---- PP: activation forward + gradient backward per micro-batch per virtual stage, across nodes
-    # (spec 17.6.5); scatter/gather sends 1/TP of it per GPU (Narayanan 2021 §4.1)
-    t_pp_mb = 0.0
-    if pp > 1:
-        pp_inside = tp * cp * dp * pp <= gpus_per_node
-        pp_bw, pp_alpha = (bw_nvl, nvlink_latency_s) if pp_inside else (bw_nic, network_latency_s)
-        p2p_GB = tokens_gpu * d_model * act_bytes / GB / (tp if pp_scatter_gather else 1)
-        t_pp_mb = 2 * virtual_stages * collective_time_s(primitive="p2p", size_GB=p2p_GB, n=2, bw_GBps=pp_bw,
-                                                         alpha_s=pp_alpha)
-
     # ---- parameters held by one GPU (its stage, its TP shard, its EP shard of the experts)
     stage_params = lps * prof["params_per_layer"] + (prof["head_params"] if pp == 1 else 0.0)
     expert_params = lps * prof["expert_params_per_layer"]
@@ -460,60 +439,109 @@ def step_time(
     expert_params_gpu = expert_params / (tp * ep)
     params_gpu = dense_params_gpu + expert_params_gpu
 
-    # ---- ZeRO-3: all-gather the weights forward and backward of every micro-batch, overlappable
-    dp_group = dp * cp  # ranks holding the same dense weights
-    ranks_node = max(1, min(dp_group, gpus_per_node // min(gpus_per_node, tp)))
-    t_zero3_mb = 0.0
-    if zero_stage == 3 and dp_group > 1:
-        w_GB = params_gpu * weight_bytes / GB
-        t_ag = hierarchical_allreduce_time_s(size_GB=w_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=nvlink_latency_s,
-                                             alpha_nic_s=network_latency_s, fraction=0.5)
-        t_zero3 = 2 * t_ag
-        t_zero3_mb = max(0.0, t_zero3 - zero3_overlap_frac * lps * t_layer_compute)
-
-    t_mb = t_stage_mb + t_pp_mb + t_zero3_mb
-    bub = bubble_frac(pp=pp, micro_batches=micro_batches, schedule=schedule, virtual_stages=virtual_stages)
-    t_pipeline = pipeline_time_s(micro_batches=micro_batches, microbatch_s=t_mb, bubble_frac=bub)
-
-    # ---- DP: gradient reduce (all-reduce, or reduce-scatter + all-gather with ZeRO-1/2; both move
-    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac
-    g_dense_GB = dense_params_gpu * grad_bytes / GB
-    g_expert_GB = expert_params_gpu * grad_bytes / GB
-    t_dp = 0.0
-    if zero_stage == 3:
-        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=nvlink_latency_s,
-                                             alpha_nic_s=network_latency_s, fraction=0.5) * micro_batches
-    else:
-        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=nvlink_latency_s,
-                                             alpha_nic_s=network_latency_s)
-        if expert_params_gpu and dp_group // ep > 1:
-            t_dp += hierarchical_allreduce_time_s(size_GB=g_expert_GB, n=dp_group // ep,
-                                                  ranks_per_node=max(1, ranks_node // ep), nvlink_GBps=bw_nvl,
-                                                  nic_GBps=bw_nic, alpha_nvlink_s=nvlink_latency_s,
-                                                  alpha_nic_s=network_latency_s)
-    t_bwd_window = lps * (t_layer_compute * BWD_UNITS / (mb_units + rc["gemm"]))
-    t_dp_exposed = max(0.0, t_dp - dp_overlap_frac * t_bwd_window)
-
-    # ---- optimizer: memory-bound Adam over the local (ZeRO >= 1: 1/DP) parameters
-    opt_params = params_gpu / (dp_group if zero_stage >= 1 else 1)
-    t_opt = opt_params * optimizer_bytes_per_param / bw_hbm
-
-    step_s = t_pipeline + t_dp_exposed + t_opt
-
-    # ---- FLOPs per step (global) and the rates
-    seqs = micro_batch * micro_batches * dp
-    tokens_step = seqs * seq_len
+    # ---- model FLOPs per token (the step's FLOPs are these times its tokens)
     model_mask = attention_mask_frac if attention_kernel == "flash" else 1.0
     attn_model_fwd_tok = attention_core_FLOPs_per_token(seq_len=seq_len, n_heads=n_heads,
                                                         qk_head_dim=prof["qk_head_dim"],
                                                         v_head_dim=prof["v_head_dim"], mask_frac=model_mask)
     fwd_tok = layers * (2 * prof["gemm_params_active"] + attn_model_fwd_tok) + 2 * prof["head_params"]
-    model_FLOPs = mb_units * fwd_tok * tokens_step
-    hw_FLOPs = model_FLOPs + tokens_step * layers * (2 * prof["gemm_params_active"] * rc["gemm"]
-                                                     + attn_model_fwd_tok * rc["attn"])
+    t_bwd_window = lps * (t_layer_compute * BWD_UNITS / (mb_units + rc["gemm"]))
+    return dict(locals())
+
+
+def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage: dict[str, Any] | None = None,
+              **shape: Any) -> dict[str, float]:
+    """Time of one optimizer step and its breakdown (module docstring; docs/step_time.md).
+
+    Keywords: ``dp``, ``micro_batches``, ``zero_stage`` and those of :func:`stage_terms` (model,
+    layout, numerics, overlap, hardware), which computes, once per shape, what does not depend on the
+    three; or, from a caller that steps through DPs of one shape, ``stage`` = ``stage_terms(**shape)``
+    instead of them.
+
+    Layout: N = TP*CP*PP*DP GPUs; EP is carved out of DP*CP (Megatron, spec 17.5.8); the global batch
+    is micro_batch * micro_batches * DP sequences of seq_len tokens (CP splits each sequence).
+    Rank order TP, CP, DP, PP from the fastest (Megatron's default): TP (and CP while TP*CP fits)
+    inside a node, PP across nodes. ``last_stage_layers`` (default ceil(L/PP)) holds the LM head too.
+
+    Bandwidths are one-direction per GPU (nvlink_GBps = the catalogue's bidirectional NVLink / 2;
+    nic_GBps the GPU's NIC); the efficiencies scale them (catalog/efficiency.yaml).
+
+    Returns step_s, tokens_per_s, mfu, hfu, model_TFLOPS_per_gpu, hardware_TFLOPS_per_gpu,
+    bubble_frac and the components (seconds per micro-batch ``*_mb_s``, per step ``*_step_s``).
+    """
+    if stage is not None and shape:
+        raise TypeError("step_time takes the shape's keywords or its stage_terms, not both")
+    s = stage_terms(**shape) if stage is None else stage
+    _pos(dp=dp, micro_batches=micro_batches)
+    if zero_stage not in (0, 1, 2, 3):
+        raise ValueError("zero_stage must be 0..3")
+    tp, cp, pp, ep, gpn = s["tp"], s["cp"], s["pp"], s["ep"], s["gpus_per_node"]
+    if (dp * cp) % ep:
+        raise ValueError(f"ep={ep} must divide dp*cp={dp * cp} (EP is carved out of DP, spec 17.5.8)")
+    bw_nvl, bw_nic, alpha_nvl, alpha_nic = s["bw_nvl"], s["bw_nic"], s["nvlink_latency_s"], s["network_latency_s"]
+    lps, t_layer_compute = s["lps"], s["t_layer_compute"]
+    num_gpus = tp * cp * pp * dp
+
+    # ---- PP: activation forward + gradient backward per micro-batch per virtual stage, across nodes
+    # (spec 17.6.5); scatter/gather sends 1/TP of it per GPU (Narayanan 2021 §4.1)
+    t_pp_mb = 0.0
+    if pp > 1:
+        pp_inside = tp * cp * dp * pp <= gpn
+        pp_bw, pp_alpha = (bw_nvl, alpha_nvl) if pp_inside else (bw_nic, alpha_nic)
+        p2p_GB = s["tokens_gpu"] * s["d_model"] * s["act_bytes"] / GB / (tp if s["pp_scatter_gather"] else 1)
+        t_pp_mb = 2 * s["virtual_stages"] * collective_time_s(primitive="p2p", size_GB=p2p_GB, n=2, bw_GBps=pp_bw,
+                                                              alpha_s=pp_alpha)
+
+    # ---- ZeRO-3: all-gather the weights forward and backward of every micro-batch, overlappable
+    dp_group = dp * cp  # ranks holding the same dense weights
+    ranks_node = max(1, min(dp_group, gpn // min(gpn, tp)))
+    t_zero3_mb = 0.0
+    if zero_stage == 3 and dp_group > 1:
+        w_GB = s["params_gpu"] * s["weight_bytes"] / GB
+        t_ag = hierarchical_allreduce_time_s(size_GB=w_GB, n=dp_group, ranks_per_node=ranks_node,
+                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
+                                             alpha_nic_s=alpha_nic, fraction=0.5)
+        t_zero3 = 2 * t_ag
+        t_zero3_mb = max(0.0, t_zero3 - s["zero3_overlap_frac"] * lps * t_layer_compute)
+
+    t_mb = s["t_stage_mb"] + t_pp_mb + t_zero3_mb
+    bub = bubble_frac(pp=pp, micro_batches=micro_batches, schedule=s["schedule"], virtual_stages=s["virtual_stages"])
+    t_pipeline = pipeline_time_s(micro_batches=micro_batches, microbatch_s=t_mb, bubble_frac=bub)
+
+    # ---- DP: gradient reduce (all-reduce, or reduce-scatter + all-gather with ZeRO-1/2; both move
+    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac
+    g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
+    expert_params_gpu = s["expert_params_gpu"]
+    g_expert_GB = expert_params_gpu * s["grad_bytes"] / GB
+    t_dp = 0.0
+    if zero_stage == 3:
+        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, n=dp_group, ranks_per_node=ranks_node,
+                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
+                                             alpha_nic_s=alpha_nic, fraction=0.5) * micro_batches
+    else:
+        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB, n=dp_group, ranks_per_node=ranks_node,
+                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
+                                             alpha_nic_s=alpha_nic)
+        if expert_params_gpu and dp_group // ep > 1:
+            t_dp += hierarchical_allreduce_time_s(size_GB=g_expert_GB, n=dp_group // ep,
+                                                  ranks_per_node=max(1, ranks_node // ep), nvlink_GBps=bw_nvl,
+                                                  nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
+                                                  alpha_nic_s=alpha_nic)
+    t_dp_exposed = max(0.0, t_dp - s["dp_overlap_frac"] * s["t_bwd_window"])
+
+    # ---- optimizer: memory-bound Adam over the local (ZeRO >= 1: 1/DP) parameters
+    opt_params = s["params_gpu"] / (dp_group if zero_stage >= 1 else 1)
+    t_opt = opt_params * s["optimizer_bytes_per_param"] / s["bw_hbm"]
+
+    step_s = t_pipeline + t_dp_exposed + t_opt
+
+    # ---- FLOPs per step (global) and the rates
+    seqs = s["micro_batch"] * micro_batches * dp
+    tokens_step = seqs * s["seq_len"]
+    prof, rc, peak, mb_units = s["prof"], s["rc"], s["peak"], s["mb_units"]
+    model_FLOPs = mb_units * s["fwd_tok"] * tokens_step
+    hw_FLOPs = model_FLOPs + tokens_step * s["layers"] * (2 * prof["gemm_params_active"] * rc["gemm"]
+                                                          + s["attn_model_fwd_tok"] * rc["attn"])
     per_gpu = step_s * num_gpus
     return {
         "step_s": step_s,
@@ -530,24 +558,24 @@ def step_time(
         "pipeline_step_s": t_pipeline,
         "microbatch_s": t_mb,
         "stage_compute_mb_s": lps * t_layer_compute,
-        "gemm_mb_s": lps * t_gemm,
-        "attention_mb_s": lps * t_attn,
-        "elementwise_mb_s": lps * t_elem,
-        "head_mb_s": t_head if t_last >= t_mid else 0.0,
-        "tp_comm_mb_s": lps * t_tp_layer,
-        "tp_comm_step_s": micro_batches * lps * t_tp_layer,
-        "tp_exposed_mb_s": lps * t_tp_layer_exposed,
-        "cp_comm_mb_s": lps * t_cp_layer,
-        "cp_exposed_mb_s": lps * t_cp_layer_exposed,
-        "ep_comm_mb_s": lps * t_ep_layer,
-        "ep_exposed_mb_s": lps * t_ep_layer_exposed,
+        "gemm_mb_s": lps * s["t_gemm"],
+        "attention_mb_s": lps * s["t_attn"],
+        "elementwise_mb_s": lps * s["t_elem"],
+        "head_mb_s": s["t_head"] if s["t_last"] >= s["t_mid"] else 0.0,
+        "tp_comm_mb_s": lps * s["t_tp_layer"],
+        "tp_comm_step_s": micro_batches * lps * s["t_tp_layer"],
+        "tp_exposed_mb_s": lps * s["t_tp_layer_exposed"],
+        "cp_comm_mb_s": lps * s["t_cp_layer"],
+        "cp_exposed_mb_s": lps * s["t_cp_layer_exposed"],
+        "ep_comm_mb_s": lps * s["t_ep_layer"],
+        "ep_exposed_mb_s": lps * s["t_ep_layer_exposed"],
         "pp_comm_mb_s": t_pp_mb,
         "zero3_exposed_mb_s": t_zero3_mb,
         "bubble_step_s": micro_batches * t_mb * bub,
         "dp_comm_step_s": t_dp,
         "dp_exposed_step_s": t_dp_exposed,
         "optimizer_step_s": t_opt,
-        "params_per_gpu": params_gpu,
+        "params_per_gpu": s["params_gpu"],
     }
 
 
