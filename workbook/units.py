@@ -76,11 +76,14 @@ UNITS: dict[str, str] = {
     "fraction": "a share (shown as a percentage)",
     "x": "a ratio or multiplier (times)",
     "0/1": "a flag: 1 = yes, 0 = no",
+    "code": "a code number (the label says what each value means)",
+    "exponent": "a dimensionless exponent",
     # counts
     "count": "a number of things (parameters, heads, widths, items)",
     "tokens": "tokens",
     "sequences": "sequences (requests in a batch)",
     "replicas": "serving replicas",
+    "instances": "serving instances (groups of GPUs that serve together)",
     "params": "parameters (a count)",
     "stage": "a stage number (ZeRO 0-3)",
     "GPUs": "GPUs",
@@ -133,6 +136,7 @@ UNITS: dict[str, str] = {
     "tokens/param": "tokens per parameter",
     "M tokens/day": "million tokens per day",
     "requests/s": "requests per second",
+    "s/(requests/s)": "seconds per request/s of load (a slope)",
     "W": "watts",
     # time
     "s": "seconds",
