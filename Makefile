@@ -27,7 +27,7 @@ run: setup libreoffice
 	$(BIN)/workbook plan catalog/requests/17.9.4-70b-h800.yaml -o out/plans --force
 
 test: setup libreoffice
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 bench: setup libreoffice
 	$(BIN)/python scripts/bench.py
