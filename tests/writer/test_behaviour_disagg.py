@@ -8,13 +8,11 @@ orderings between recalculated cells; never from cached values."""
 from __future__ import annotations
 
 import math
-import shutil
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
+from tests.writer.edits import Layout, Recalc, recalc_edited
 from workbook.catalog import load_catalog
-from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import decode_time as dt
 from workbook.reference import engine_memory as em
@@ -56,16 +54,7 @@ def layout(built):
 @pytest.fixture(scope="module")
 def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
     folder = tmp_path_factory.mktemp("behaviour_disagg")
-    paths = {}
-    for name, fn in EDITS.items():
-        path = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], path)
-        b = EditBook(path)
-        fn(b)
-        b.save()
-        paths[name] = path
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    return {name: Recalc(values[p], layout) for name, p in paths.items()}
+    return recalc_edited(built[0], folder, {name: [fn] for name, fn in EDITS.items()}, layout)
 
 
 def _reference(**kw) -> dict:

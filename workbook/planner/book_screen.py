@@ -52,12 +52,8 @@ class BookScreen:
                                     model_parallel=mp, **self.bytes)
         return static + self.act_GB + self.overhead_GB
 
-    def screen(self, layout: Layout, with_time: bool = True, with_memory: bool = True) -> Screened:
-        """Memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout."""
-        out = Screened(self.gpu.id, layout, self.memory_GB(layout) if with_memory else None, self.capacity_GB)
-        if with_time:
-            self.add_time(out)
-        return out
+    #: memory (``with_memory``) and (``with_time``) days, MFU and cost of a layout, as the measured screen
+    screen = Screen.screen
 
     def add_time(self, out: Screened) -> Screened:
         """Days (MFU given), MFU and cost of a screened layout."""
