@@ -1,4 +1,4 @@
-# The README's two commands: `make run` (set up, build the default workbook, verify it, plan a shipped request) and
+# The README's two commands: `make run` (set up, build the default workbook, verify it, plan a shipped training and a shipped serving request) and
 # `make test` (set up, run the whole test suite). Both work on a fresh machine with Python + pip.
 PYTHON ?= python3
 VENV   := .venv
@@ -25,6 +25,7 @@ run: setup libreoffice
 	$(BIN)/workbook build -o out/ai-infra-workbook.xlsx
 	$(BIN)/workbook verify out/ai-infra-workbook.xlsx
 	$(BIN)/workbook plan catalog/requests/17.9.4-70b-h800.yaml -o out/plans --force
+	$(BIN)/workbook plan catalog/requests/serve-70b-chat.yaml -o out/plans --force
 
 test: setup libreoffice
 	$(BIN)/python -m pytest -q -n 2
