@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from workbook.catalog import load_catalog
 from workbook.planner.request import PlanRequest
@@ -28,3 +34,21 @@ def request(**changes) -> PlanRequest:
         else:
             data[k] = v
     return PlanRequest.model_validate(data)
+
+
+def assert_screen_is_calc(res) -> None:
+    """The screen gives the full calculation's memory, days and costs on every evaluated layout."""
+    assert res.evaluated
+    for ev in res.evaluated:
+        r, q = ev.screened, ev.q
+        assert r.memory_GB == pytest.approx(q["zero_total_per_gpu_GB"], rel=1e-12)
+        assert r.days == pytest.approx(q["train_days"], rel=1e-12)
+        assert r.cost_usd == pytest.approx(q["train_cost_usd"], rel=1e-12)
+        assert r.cost_target_usd == pytest.approx(q["train_cost_target_usd"], rel=1e-12)
+
+
+def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, dict]:
+    """`workbook plan REQUEST -o OUT --json` in a fresh process: (the plan workbook, the JSON answer)."""
+    run = subprocess.run([sys.executable, "-m", "workbook", "plan", request_file, "-o", str(out), "--json"],
+                         capture_output=True, text=True, check=True)
+    return out / f"{request_id}.xlsx", json.loads(run.stdout)

@@ -12,6 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.planner.helpers import plan_with_cli
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
 from workbook.engines import recalculate_many
@@ -24,13 +25,7 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    import json
-
-    out = tmp_path_factory.mktemp("plan")
-    run = subprocess.run([sys.executable, "-m", "workbook", "plan", REQUEST, "-o", str(out), "--json"],
-                         capture_output=True, text=True, check=True)
-    data = json.loads(run.stdout)
-    return out / "17.9.4-70b-h800.xlsx", data
+    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("plan"), "17.9.4-70b-h800")
 
 
 def test_writes_xlsx_pdf_and_markdown(planned):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.planner.helpers import CATALOG, request
+from tests.planner.helpers import CATALOG, assert_screen_is_calc, request
 from workbook.planner.candidates import Layout, Rules, dp_options, model_of, shapes
 from workbook.planner.plan import plan_request
 from workbook.planner.screen import Screen
@@ -12,14 +12,7 @@ from workbook.planner.search import _rank_key, search
 
 
 def test_screen_agrees_with_the_full_calculation():
-    res = search(request(target_days=2.0), CATALOG)
-    assert res.evaluated
-    for ev in res.evaluated:
-        r, q = ev.screened, ev.q
-        assert r.memory_GB == pytest.approx(q["zero_total_per_gpu_GB"], rel=1e-12)
-        assert r.days == pytest.approx(q["train_days"], rel=1e-12)
-        assert r.cost_usd == pytest.approx(q["train_cost_usd"], rel=1e-12)
-        assert r.cost_target_usd == pytest.approx(q["train_cost_target_usd"], rel=1e-12)
+    assert_screen_is_calc(search(request(target_days=2.0), CATALOG))
 
 
 def test_bisection_finds_what_an_exhaustive_screen_finds():

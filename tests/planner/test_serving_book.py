@@ -5,7 +5,6 @@ an arrival rate x2 in the plan column breaks its TPOT check live."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.planner.helpers import plan_with_cli
 from tests.writer.edits import EditBook
 from workbook.audit import rules
 from workbook.engines import recalculate_many
@@ -26,10 +26,7 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    out = tmp_path_factory.mktemp("serve")
-    run = subprocess.run([sys.executable, "-m", "workbook", "plan", REQUEST, "-o", str(out), "--json"],
-                         capture_output=True, text=True, check=True)
-    return out / "serve-70b-chat.xlsx", json.loads(run.stdout)
+    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("serve"), "serve-70b-chat")
 
 
 def _cells(path: Path, sheet: str = "Recommendation") -> dict[str, str]:
