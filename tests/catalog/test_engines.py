@@ -47,6 +47,7 @@ profiles:
     nccl_alpha_us: 19.4
     cpu_overhead_frac: 0.1
     scheduler_steps: 1
+    decode_micro_batches: 1
     prefill_mode: separate
     prefill_chunk_tokens: 4096
     prefill_cuda_graphs: false

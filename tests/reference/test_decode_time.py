@@ -127,6 +127,29 @@ def test_bad_inputs():
 
 
 # ----------------------------------------------------------------------------- properties
+def test_two_micro_batches_run_the_stack_twice():
+    """DeepSeek's decode (decode_micro_batches 2, profile-data README): a step of B is two passes of B/2,
+    each streaming the weights; below two requests the step is not split under one request per pass."""
+    kw = dict(tp=1, ep=144, redundant_experts=32, weight_precision="fp8", ep_nodes=18, ep_overlap_frac=1.0,
+              context_tokens=4989)
+    two = ENG.profile("deepseek-v3-infer")
+    one = two.model_copy(update={"decode_micro_batches": 1})
+    r = dt.decode_step(sv.DSV3, batch=88, hw=sv.H800, engine=two, **kw)
+    half = dt.decode_step(sv.DSV3, batch=44, hw=sv.H800, engine=one, **kw)
+    whole = dt.decode_step(sv.DSV3, batch=88, hw=sv.H800, engine=one, **kw)
+    assert r["passes"] == 2 and whole["passes"] == 1
+    for k in ("step_s", "gpu_s", "gemm_s", "weight_read_bytes", "small_kernels_s", "launch_s", "ep_alltoall_s"):
+        assert r[k] == pytest.approx(2 * half[k], rel=1e-12), k
+    assert r["kv_read_bytes"] == pytest.approx(whole["kv_read_bytes"], rel=1e-12)
+    assert r["attention_s"] == pytest.approx(whole["attention_s"], rel=1e-12)  # FLOP-bound: same total
+    assert r["weight_read_bytes"] > 1.9 * whole["weight_read_bytes"]  # every expert is hit in both passes
+    assert r["tokens_per_s"] == pytest.approx(88 / r["step_s"], rel=1e-12)
+    b1 = dt.decode_step(sv.DSV3, batch=1, hw=sv.H800, engine=two, **kw)
+    assert b1["passes"] == 1 and b1["step_s"] == dt.decode_step(sv.DSV3, batch=1, hw=sv.H800, engine=one, **kw)["step_s"]
+    b15 = dt.decode_step(sv.DSV3, batch=1.5, hw=sv.H800, engine=two, **kw)
+    assert b15["passes"] == 1.5 and b15["step_s"] == pytest.approx(1.5 * b1["step_s"], rel=1e-12)
+
+
 CASES = [
     (sv.LLAMA70, "vllm-0.6.0", sv.H100, dict(tp=4)),
     (sv.LLAMA70, "sglang-0.3.0", sv.H100, dict(tp=8)),

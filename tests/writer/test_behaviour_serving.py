@@ -35,6 +35,8 @@ EDITS = {
     "measured_500": lambda b: b.plan("inference.measured_tokens_per_s_per_gpu", SC, 500.0),
     "measured_1000": lambda b: b.plan("inference.measured_tokens_per_s_per_gpu", SC, 1000.0),
     "engine_fraction_low": lambda b: b.engine("vllm-0.10", "memory_fraction", 0.8),
+    "two_passes": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                             b.engine("vllm-0.10", "decode_micro_batches", 2)),
     "serving_model_blank": lambda b: b.plan("inference.serving_model", SC, None),
     "engine_blank": lambda b: b.plan("inference.engine", SC, None),
     "ep_blank": lambda b: b.plan("inference.ep", SC, None),
@@ -120,6 +122,21 @@ def test_engine_profile_edit_on_the_engines_sheet_moves_kv_and_verifies(rc):
     path = rc["_paths"]["engine_fraction_low"]
     assert read_workbook(path).catalog.engines.profile("vllm-0.10").memory_fraction == 0.8
     report = verify(path, ["libreoffice"])
+    assert report.ok, "\n".join(str(m) for m in report.mismatches[:10])
+
+
+def test_two_decode_passes_on_the_engines_sheet_read_the_weights_twice(rc):
+    """vllm-0.10's decode_micro_batches 1 -> 2 on the Engines sheet (two-batch overlap): the step at the
+    scenario's batch reads the dense weights once more, is longer, and the file still verifies."""
+    from workbook.verify import verify
+
+    one, two = rc["engine_model"], rc["two_passes"]
+    assert one.get("Inference", "srv_dec_passes", SC) == 1 and two.get("Inference", "srv_dec_passes", SC) == 2
+    extra = two.get("Inference", "srv_dec_weight_read_B", SC) - one.get("Inference", "srv_dec_weight_read_B", SC)
+    assert math.isclose(extra, one.get("Inference", "srv_dense_read_B", SC), rel_tol=1e-9)  # LLaMA: dense only
+    assert two.get("Inference", "srv_decode_step_ms", SC) > one.get("Inference", "srv_decode_step_ms", SC)
+    assert two.get("Inference", "srv_tpot_ms_in_use", SC) > one.get("Inference", "srv_tpot_ms_in_use", SC)
+    report = verify(rc["_paths"]["two_passes"], ["libreoffice"])
     assert report.ok, "\n".join(str(m) for m in report.mismatches[:10])
 
 

@@ -2,9 +2,9 @@
 one decode step at the scenario's batch and mean context (docs/serving.md "Decode step";
 workbook.reference.decode_time.decode_step).
 
-A decode step is laid out as six rows (:func:`decode_quantities`): the weights read, the GEMM time
+A decode step is laid out as seven rows (:func:`decode_quantities`): the weights read, the GEMM time
 (larger of weight stream and FLOPs), the attention time, the TP all-reduces, the GPU time and the
-step (CPU launch floor, EP all-to-all, CPU overhead). The load block reuses the same six rows at
+step (CPU launch floor, EP all-to-all, CPU overhead). The load block reuses the same seven rows at
 other batches. The step is per GPU of the serving group; TP ranks run in lockstep.
 """
 
@@ -20,9 +20,10 @@ from workbook.reference.serving_shape import model_shape
 from workbook.units import GB, MS_PER_S, TERA
 
 _S = "docs/serving.md"
-#: the six rows of one decode step: suffix, unit, label
+#: the seven rows of one decode step: suffix, unit, label
 DECODE_ROWS = [
-    ("weight_read_B", "B", "weights read in the step (dense + distinct experts + embedding rows)"),
+    ("passes", "count", "passes of the step: min(engine micro-batches, max(1, batch))"),
+    ("weight_read_B", "B", "weights read in the step, every micro-batch pass (dense + distinct experts + embedding rows)"),
     ("gemm_s", "s", "GEMM time: smooth roofline of the weight stream and the linear FLOPs"),
     ("attn_s", "s", "attention time: larger of the KV read, the attention FLOPs and the small-kernel floor"),
     ("ar_s", "s", "TP all-reduces (two per layer, alpha-beta, custom kernel or NCCL)"),
@@ -33,13 +34,14 @@ DECODE_ROWS = [
 
 
 def decode_quantities(prefix: str, what: str) -> list[Q]:
-    """The six rows of one decode step named ``{prefix}_{suffix}``; ``what`` says at which batch."""
+    """The seven rows of one decode step named ``{prefix}_{suffix}``; ``what`` says at which batch."""
     return [Q(f"{prefix}_{suf}", unit, f"Decode {what}: {label}", _S) for suf, unit, label in DECODE_ROWS]
 
 
 def decode_values(prefix: str, step: dict[str, float]) -> dict[str, float]:
-    """decode_time.decode_step's result as the six rows."""
+    """decode_time.decode_step's result as the seven rows."""
     return {
+        f"{prefix}_passes": step["passes"],
         f"{prefix}_weight_read_B": step["weight_read_bytes"],
         f"{prefix}_gemm_s": step["gemm_s"],
         f"{prefix}_attn_s": step["attention_s"],

@@ -27,7 +27,15 @@ graphs (or above the largest captured batch) every op is also launched from the 
 t_cpu_launch = L·k_all·t_eager, and the GPU waits for it when it is the longer. e_dec is the device's
 decode weight-streaming efficiency, e_gemm / e_attn the GPU's matmul and attention efficiencies
 (efficiency.yaml), the rest engine-profile factors (engines.yaml). TPOT = t_step / tokens accepted
-per step. Every term is non-decreasing in B and S_ctx, and W_read per GPU never grows with TP.
+per step.
+
+An engine that splits the batch into m micro-batches (engines.yaml ``decode_micro_batches``; DeepSeek's
+decode runs two so that one's all-to-all hides under the other's compute, deepseek-ai/profile-data
+README) runs the stack m times per step: t_step(B) = m'·t_pass(B/m'), m' = min(m, max(1, B)). Every pass streams the weights
+again (a layer's weights, 100+ MB, do not stay in a 50 MB L2 between the passes) and launches its own
+kernels; the KV read and the FLOPs are the same in total.
+
+Every term is non-decreasing in B and S_ctx, and W_read per GPU never grows with TP.
 """
 
 from __future__ import annotations
@@ -210,7 +218,7 @@ def decode_step(shape: ModelShape, *, batch: float, context_tokens: float, hw: d
     EngineProfile. ``query_tokens_per_seq`` > 1 verifies draft tokens (MTP/speculative);
     ``tokens_per_step`` is the tokens a request gains per step (1 + accepted drafts) for TPOT.
     ``ep_overlap_frac`` of the all-to-all hides under the step's GPU work (DeepSeek's two micro-batches:
-    1); ``ep_nodes`` nodes share the EP group (the remote fraction of the all-to-all is (nodes−1)/nodes,
+    1; the passes themselves come from the engine's ``decode_micro_batches``); ``ep_nodes`` nodes share the EP group (the remote fraction of the all-to-all is (nodes−1)/nodes,
     NVLink for the rest). Returns every component in s, the step, TPOT, tokens/s of the GPU and flags.
     """
     _pos(batch=batch, tp=tp, ep=ep, query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=tokens_per_step,
@@ -218,6 +226,47 @@ def decode_step(shape: ModelShape, *, batch: float, context_tokens: float, hw: d
     _nonneg(context_tokens=context_tokens)
     if not 0 <= ep_overlap_frac <= 1:
         raise ValueError(f"ep_overlap_frac must be in [0, 1], got {ep_overlap_frac!r}")
+    kw = dict(context_tokens=context_tokens, hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
+              weight_precision=weight_precision, kv_precision=kv_precision, query_tokens_per_seq=query_tokens_per_seq,
+              tokens_per_step=tokens_per_step, ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes,
+              keep_checkpoint_precision=keep_checkpoint_precision, act_bytes=act_bytes)
+    m = decode_passes(engine, batch)
+    one = _decode_pass(shape, batch=batch / m, **kw)
+    return _repeat_passes(one, m)
+
+
+def decode_passes(engine: Any, batch: float) -> float:
+    """Passes of a decode step: min(m, max(1, B)) with m the engine's ``decode_micro_batches`` (1 when the
+    profile has none): a batch smaller than m requests is not split below one request per pass."""
+    m = int(getattr(engine, "decode_micro_batches", 1) or 1)
+    if m < 1:
+        raise ValueError(f"decode_micro_batches must be >= 1, got {m!r}")
+    return min(float(m), max(1.0, batch))
+
+
+#: components of one pass that add up over the passes of a step (times, bytes, FLOPs, tokens/s stays per step)
+_PER_PASS_SUMS = ("weight_read_bytes", "routed_read_bytes", "kv_read_bytes", "gemm_FLOPs", "attention_FLOPs",
+                  "weight_read_s", "gemm_memory_s", "gemm_compute_s", "gemm_s", "attention_memory_s",
+                  "attention_compute_s", "attention_s", "small_kernels_s", "allreduce_s", "sampler_s", "launch_s",
+                  "cpu_launch_s", "gpu_s", "ep_alltoall_s", "ep_exposed_s", "cpu_overhead_s", "step_s", "tpot_s")
+
+
+def _repeat_passes(one: dict[str, float], m: float) -> dict[str, float]:
+    """A step of ``m`` micro-batches run one after another (DeepSeek's two-micro-batch decode, profile-data
+    README): every pass reads the weights again, launches its kernels and exchanges its tokens, so each
+    time, byte and FLOP of one pass at B/m adds m times; the batch, hence tokens/s, is the whole step's."""
+    out = dict(one, passes=m)
+    for k in _PER_PASS_SUMS:
+        out[k] = one[k] * m
+    out["tokens_per_s"] = one["tokens_per_s"]  # (B/m)·q/t_pass = B·q/(m·t_pass)
+    return out
+
+
+def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: dict, engine: Any, tp: int,
+                 ep: int, redundant_experts: int, weight_precision: str, kv_precision: str,
+                 query_tokens_per_seq: float, tokens_per_step: float, ep_overlap_frac: float, ep_nodes: int,
+                 keep_checkpoint_precision: bool, act_bytes: float) -> dict[str, float]:
+    """One pass of the decoder stack over ``batch`` requests (the whole step when the engine runs one)."""
     n = batch * query_tokens_per_seq
     L = shape.layers
     bw = hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]

@@ -1,5 +1,5 @@
 """Line items of the Inference sheet's engine decode block (docs/serving.md "Decode step";
-workbook/calc/serving_step.py). :func:`decode_items` writes the six rows of one decode step at a
+workbook/calc/serving_step.py). :func:`decode_items` writes the seven rows of one decode step at a
 batch and context given as row names; the load block reuses it."""
 
 from __future__ import annotations
@@ -52,25 +52,32 @@ def distinct_share(tokens: str) -> str:
 
 
 def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
-    """Formulas of the six rows of one decode step at ``{batch}`` requests and ``{context}`` tokens."""
+    """Formulas of the seven rows of one decode step at ``{batch}`` requests and ``{context}`` tokens.
+
+    A step is m passes of B/m requests (m = the engine's decode_micro_batches, 1 for most): every
+    pass reads the weights, launches its kernels and exchanges its tokens (decode_time.decode_step).
+    The GEMM row uses the smooth roofline's homogeneity, m·ridge(x, y) = ridge(m·x, m·y)."""
     b, c, p = "{" + batch + "}", "{" + context + "}", prefix
-    msg = f"{b}*{{srv_ar_B_per_token}}"
+    m = f"{{{p}_passes}}"
+    bp = f"{b}/{m}"
+    msg = f"{bp}*{{srv_ar_B_per_token}}"
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
-        f"{p}_weight_read_B": f"={{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(b)}"
-        f"+{{srv_emb_row_B}}*MIN({b},{{model_vocab}})",
+        f"{p}_passes": f"=MIN({{srv_eng_decode_micro_batches}},MAX(1,{b}))",
+        f"{p}_weight_read_B": f"={m}*({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(bp)}"
+        f"+{{srv_emb_row_B}}*MIN({bp},{{model_vocab}}))",
         f"{p}_gemm_s": "=" + ridge(f"({{{p}_weight_read_B}}+{b}*{{srv_act_B_per_token}})/{{srv_decode_Bps}}",
                                    f"{b}*{{srv_decode_FLOP_per_token}}/{{srv_linear_FLOPS}}"),
         f"{p}_attn_s": f"=MAX({b}*{c}*{{srv_kv_bytes_per_token}}/{{srv_decode_Bps}},"
-        f"{b}*{c}*{{srv_attn_FLOP_per_ctx_token}}/{{srv_attn_FLOPS}},{{srv_attn_floor_s}})",
-        f"{p}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
+        f"{b}*{c}*{{srv_attn_FLOP_per_ctx_token}}/{{srv_attn_FLOPS}},{m}*{{srv_attn_floor_s}})",
+        f"{p}_ar_s": f"={m}*{{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
-        f"{p}_gpu_s": f"={{{p}_gemm_s}}+{{{p}_attn_s}}+{{srv_small_kernels_s}}+{{{p}_ar_s}}"
-        f"+{b}*{{srv_sampler_s_per_token}}+{{srv_sampler_fixed_s}}+{{srv_launch_s}}",
-        f"{p}_ep_exposed_s": f"=MAX(0,{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}"
+        f"{p}_gpu_s": f"={{{p}_gemm_s}}+{{{p}_attn_s}}+{{{p}_ar_s}}+{b}*{{srv_sampler_s_per_token}}"
+        f"+{m}*({{srv_small_kernels_s}}+{{srv_sampler_fixed_s}}+{{srv_launch_s}})",
+        f"{p}_ep_exposed_s": f"=MAX(0,{m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}"
         f"-{{inference.ep_overlap_frac}}*{{{p}_gpu_s}})",
-        f"{p}_step_s": f"=MAX({{{p}_gpu_s}},IF(AND({{srv_eng_cuda_graphs}}=1,{b}<={{srv_eng_cuda_graph_max_batch}}),0,"
-        f"{{srv_eager_launch_s}}))+{{{p}_ep_exposed_s}}+{{srv_eng_cpu_overhead_frac}}*{{{p}_gpu_s}}",
+        f"{p}_step_s": f"=MAX({{{p}_gpu_s}},IF(AND({{srv_eng_cuda_graphs}}=1,{bp}<={{srv_eng_cuda_graph_max_batch}}),0,"
+        f"{m}*{{srv_eager_launch_s}}))+{{{p}_ep_exposed_s}}+{{srv_eng_cpu_overhead_frac}}*{{{p}_gpu_s}}",
     }
 
 
