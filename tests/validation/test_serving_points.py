@@ -24,7 +24,8 @@ SAME_INPUTS = {
 }
 #: the points outside their target today (docs/serving.md; the reference table's strict xfails)
 NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang",
-               "disagg-decode-node", "disagg-prefill-node"}
+               "disagg-decode-node", "disagg-prefill-node",
+               "tpot-vllm-8b-rps8", "tpot-sglang-8b-rps8", "offline-vllm-8b", "offline-sglang-8b"}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +34,8 @@ def results():
 
 
 def test_serving_files_exist_and_cover_the_issue_points(results):
-    assert len(FILES) == 5
-    assert set(SAME_INPUTS) <= set(results) and len(results) == 15
+    assert len(FILES) == 6
+    assert set(SAME_INPUTS) <= set(results) and len(results) == 22
 
 
 def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
@@ -46,6 +47,21 @@ def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
                           redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
                           ep_nodes=sv.DS_NODES)
     assert results["decode-tpot"].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9)
+
+
+def test_deepseek_profile_step_is_two_passes_of_64_at_ep128(results):
+    """DeepSeek's balanced decode profile (EP128 on 16 nodes, 128 requests per GPU, 4K context, no
+    redundant experts): the reference's step with the profile's two micro-batches."""
+    from workbook.reference import decode_time as dt
+
+    eng = sv.ENGINES.profile("deepseek-v3-infer")
+    kw = dict(context_tokens=4096, hw=sv.H800, tp=1, ep=128, redundant_experts=0, weight_precision="fp8",
+              ep_overlap_frac=1.0, ep_nodes=16)
+    step = dt.decode_step(sv.DSV3, batch=128, engine=eng, **kw)
+    half = dt.decode_step(sv.DSV3, batch=64, engine=eng.model_copy(update={"decode_micro_batches": 1}), **kw)
+    assert results["profile-decode-step"].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9)
+    assert step["step_s"] == pytest.approx(2 * half["step_s"], rel=1e-12)
+    assert results["profile-decode-step"].published == pytest.approx(128 * 8 / 18598 * 1e3, rel=1e-3)
 
 
 @pytest.mark.parametrize("point", sorted(SAME_INPUTS))
