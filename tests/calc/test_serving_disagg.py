@@ -106,7 +106,7 @@ def test_mla_prefill_rows_are_non_absorbed_and_re_expand_the_cache():
     new, cached = 4383 * (1 - 0.563), 4383 * 0.563
     ref = pt.prefill_time(sv.DSV3, prompt_tokens=new, cached_tokens=cached, batch=8, hw=sv.H800,
                           engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=32, redundant_experts=32,
-                          weight_precision="fp8")
+                          weight_precision="fp8", ep_nodes=4, ep_overlap_frac=1.0)
     assert r["srv_dispf_batch"] == 8 and r["srv_dispf_prompt_chunks"] == 1
     assert r["srv_dispf_up_FLOP"] == pytest.approx(ref["kv_up_FLOPs"], rel=1e-12)
     assert r["srv_dispf_up_FLOP"] == pytest.approx(8 * cached * 2 * 61 * 128 * 512 * 256, rel=1e-12)

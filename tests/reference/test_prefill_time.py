@@ -146,3 +146,41 @@ def test_mla_prefill_never_shrinks_with_longer_prompts_after_a_cached_prefix(s, 
     a = _pf(prompt_tokens=s, **kw)["prefill_s"]
     b = _pf(prompt_tokens=s + ds, **kw)["prefill_s"]
     assert b >= a * (1 - 1e-9)
+
+
+def test_ep_prefill_pays_its_alltoall_unless_it_is_hidden():
+    """EP prefill (DeepEP normal kernels): a token crosses to each remote node once and to each other GPU
+    it needs once; the slower link sets the time. With no overlap the chunk waits for it; with full
+    overlap only the part longer than the GPU work shows."""
+    ds = ENG.profile("deepseek-v3-infer")
+    a2a = pt.prefill_alltoall(sv.DSV3, hw=sv.H800, engine=ds, ep=32, ep_nodes=4)
+    assert a2a["remote_nodes"] == pytest.approx(3 * (1 - 0.75**8))
+    assert a2a["other_gpus"] == pytest.approx(31 * (1 - (31 / 32) ** 8))
+    nic = 7168 * 3 * a2a["remote_nodes"] / (50e9 * 0.9)
+    nvl = 7168 * 3 * a2a["other_gpus"] / (200e9 * 0.8)
+    assert a2a["s_per_token"] == pytest.approx(58 * max(nic, nvl))
+    assert a2a["fixed_s"] == pytest.approx(58 * 2 * sv.H800["network_latency_s"])
+    kw = dict(prompt_tokens=4096, batch=4, hw=sv.H800, engine=ds, tp=1, ep=32, weight_precision="fp8", ep_nodes=4)
+    hidden, exposed = pt.prefill_time(sv.DSV3, ep_overlap_frac=1.0, **kw), pt.prefill_time(sv.DSV3, **kw)
+    t_a2a = a2a["fixed_s"] + 16384 * a2a["s_per_token"]
+    assert hidden["ep_alltoall_s"] == exposed["ep_alltoall_s"] == pytest.approx(t_a2a)
+    assert exposed["prefill_s"] == pytest.approx(hidden["prefill_s"] + t_a2a - hidden["ep_exposed_s"])
+    assert hidden["ep_exposed_s"] == pytest.approx(max(0.0, t_a2a - (hidden["prefill_s"] - hidden["ep_exposed_s"])))
+    # dense models and EP 1 exchange nothing
+    assert pt.prefill_alltoall(sv.LLAMA70, hw=sv.H100, engine=ds, ep=8)["s_per_token"] == 0
+    assert pt.prefill_alltoall(sv.DSV3, hw=sv.H800, engine=ds, ep=1)["s_per_token"] == 0
+    # inside one node only NVLink carries it
+    one = pt.prefill_alltoall(sv.QWEN235, hw=sv.H100, engine=ENG.profile("vllm-0.10"), ep=8, ep_nodes=1)
+    assert one["remote_nodes"] == 0 and one["other_gpus"] > 0
+    assert one["fixed_s"] == pytest.approx(94 * 2 * ENG.profile("vllm-0.10").allreduce_alpha_us * 1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(ep=st.sampled_from([2, 4, 8, 16, 32, 64]), o=st.floats(0, 1), tokens=st.floats(64, 16384))
+def test_more_overlap_never_lengthens_ep_prefill(ep, o, tokens):
+    ds = ENG.profile("deepseek-v3-infer")
+    kw = dict(prompt_tokens=tokens, hw=sv.H800, engine=ds, tp=1, ep=ep, weight_precision="fp8",
+              ep_nodes=max(1, ep // 8))
+    t = pt.prefill_time(sv.DSV3, ep_overlap_frac=o, **kw)["prefill_s"]
+    assert pt.prefill_time(sv.DSV3, ep_overlap_frac=min(1.0, o + 0.1), **kw)["prefill_s"] <= t * (1 + 1e-12)
+    assert pt.prefill_time(sv.DSV3, ep_overlap_frac=0.0, **kw)["prefill_s"] >= t * (1 - 1e-12)

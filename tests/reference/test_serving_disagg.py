@@ -46,7 +46,7 @@ def test_prefill_split_and_rate():
     assert r["prompts_per_step"] == math.floor(DS.prefill_chunk_tokens / 2000)
     pf = pt.prefill_time(sv.DSV3, prompt_tokens=2000, batch=r["prompts_per_step"], cached_tokens=2000, hw=sv.H800,
                          engine=DS, ep=32, redundant_experts=32, weight_precision="fp8",
-                         chunk_tokens=DS.prefill_chunk_tokens)
+                         chunk_tokens=DS.prefill_chunk_tokens, ep_nodes=4)  # EP32 spans 4 nodes of 8
     assert r["tokens_per_s_per_gpu"] == pytest.approx(r["prompts_per_step"] * 2000 / pf["prefill_s"])
     assert r["input_tokens_per_s_per_gpu"] == pytest.approx(2 * r["tokens_per_s_per_gpu"])
 

@@ -66,6 +66,13 @@ QUANTITIES = [
     Q("srv_dis_pf_routed_B", "B", "Routed-expert bytes per GPU of the prefill pool", _S),
     Q("srv_dis_pf_FLOP_per_token", "FLOP", "Linear FLOPs per prompt token on one prefill-pool GPU", _S),
     Q("srv_dis_pf_act_B_per_token", "B/token", "Activation bytes per token per layer pass, prefill pool", _S),
+    Q("srv_dis_pf_ep_flag", "0/1", "Prefill pool runs MoE with EP > 1 (all-to-all per MoE layer)", _S),
+    Q("srv_dis_pf_nodes", "nodes", "Nodes one prefill instance spans (TP x prefill EP / GPUs per node, rounded up)", _S),
+    Q("srv_dis_pf_alpha_s", "s", "Prefill pool all-to-all latency (network across nodes, else the NVLink kernel)", _S),
+    Q("srv_dis_pf_ep_fixed_s", "s", "Prefill pool all-to-all fixed time per chunk (dispatch and combine per MoE layer)", _S),
+    Q("srv_dis_pf_remote_nodes", "nodes", "Prefill pool all-to-all: remote nodes one token reaches", _S),
+    Q("srv_dis_pf_other_gpus", "GPUs", "Prefill pool all-to-all: other GPUs one token reaches", _S),
+    Q("srv_dis_pf_ep_s_per_token", "s", "Prefill pool all-to-all time per token, all MoE layers", _S),
     Q("srv_dis_new_tokens", "tokens", "Prompt tokens computed per request (not in the prefix cache)", _S),
     Q("srv_dis_cached_tokens", "tokens", "Prompt tokens found in the prefix cache per request", _S),
     *prefill_quantities("srv_dispf", "(prefill pool) of the prompts of one chunk"),
@@ -85,6 +92,21 @@ QUANTITIES = [
     Q("srv_dis_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU over both pools", _S),
 ]
 
+
+def _pool_alltoall(ctx: Context, shape, eng, ep_p: int) -> dict[str, float]:
+    """The prefill pool's all-to-all rows (prefill_time.prefill_alltoall at the pool's EP and nodes)."""
+    from workbook.calc.serving_prefill import group_nodes
+    from workbook.calc.serving_step import hardware
+    from workbook.reference.prefill_time import prefill_alltoall
+
+    hw = hardware(ctx)
+    nodes = group_nodes(ctx, ep_p)
+    a2a = prefill_alltoall(shape, hw=hw, engine=eng, ep=ep_p, ep_nodes=nodes)
+    on = float(shape.moe and ep_p > 1)
+    alpha = hw["network_latency_s"] if nodes > 1 else eng.allreduce_alpha_us * 1e-6
+    return {"srv_dis_pf_ep_flag": on, "srv_dis_pf_nodes": float(nodes), "srv_dis_pf_alpha_s": alpha,
+            "srv_dis_pf_ep_fixed_s": a2a["fixed_s"], "srv_dis_pf_remote_nodes": a2a["remote_nodes"],
+            "srv_dis_pf_other_gpus": a2a["other_gpus"], "srv_dis_pf_ep_s_per_token": a2a["s_per_token"]}
 
 def compute(ctx: Context) -> dict[str, float]:
     inf, q = ctx.s.inference, ctx.q
@@ -164,6 +186,7 @@ def compute(ctx: Context) -> dict[str, float]:
                                 * linear_bytes_per_param(inf.weight_precision)),
         "srv_dis_pf_FLOP_per_token": linear_FLOPs_per_token(shape, tp=tp, ep=ep_p),
         "srv_dis_pf_act_B_per_token": shape.layers * (ACT_PASSES_D * shape.d_model + ACT_PASSES_FFN * ffn_local) * 2.0,
+        **_pool_alltoall(ctx, shape, eng, ep_p),
         "srv_dis_new_tokens": new,
         "srv_dis_cached_tokens": cached,
         **pf,

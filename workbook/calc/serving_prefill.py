@@ -2,7 +2,7 @@
 and TP all-reduces, and the time to first token on an idle engine (docs/serving.md "Prefill";
 workbook.reference.prefill_time.prefill_time).
 
-One prefill is laid out as fourteen rows (:func:`prefill_quantities`): the chunks of the engine's
+One prefill is laid out as sixteen rows (:func:`prefill_quantities`): the chunks of the engine's
 token budget are all full but the last, so the total is (chunks − 1) full chunks + the last one.
 The load block reuses the rows for the prompts prefilled together under load.
 """
@@ -29,9 +29,11 @@ PREFILL_ROWS = [
     ("attn_s", "s", "causal attention of all prompts (MLA non-absorbed)"),
     ("full_lin_s", "s", "full chunk: smooth roofline of the weight read and the linear FLOPs"),
     ("full_ar_s", "s", "full chunk: TP all-reduces"),
-    ("full_s", "s", "full chunk: time (GPU, or the eager CPU launch when longer)"),
+    ("full_gpu_s", "s", "full chunk: GPU time (linear + attention + all-reduce + small kernels + launches)"),
+    ("full_s", "s", "full chunk: time (GPU, or the eager CPU launch when longer, + the EP all-to-all not hidden)"),
     ("last_lin_s", "s", "last chunk: smooth roofline of the weight read and the linear FLOPs"),
     ("last_ar_s", "s", "last chunk: TP all-reduces"),
+    ("last_gpu_s", "s", "last chunk: GPU time"),
     ("last_s", "s", "last chunk: time"),
     ("prefill_s", "s", "prefill time: (chunks − 1) full chunks + the last"),
 ]
@@ -48,8 +50,10 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     prefill pool); the reference gives the total, the chunk rows are its per-chunk terms."""
     inf = ctx.s.inference
     shape = model_shape(ctx.model)
-    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep if ep is None else ep,
-              weight_precision=inf.weight_precision, redundant_experts=inf.redundant_experts)
+    ep_used = inf.ep if ep is None else ep
+    kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=ep_used,
+              weight_precision=inf.weight_precision, redundant_experts=inf.redundant_experts,
+              ep_nodes=group_nodes(ctx, ep_used), ep_overlap_frac=inf.ep_overlap_frac)
     S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
                             **kw)
@@ -62,10 +66,17 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
         f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,
         f"{prefix}_prompt_chunks": float(max(1, math.ceil(S / chunk_tokens - 1e-9))), f"{prefix}_up_FLOP": up,
         f"{prefix}_attn_s": total["attention_s"],
-        f"{prefix}_full_lin_s": full["lin"], f"{prefix}_full_ar_s": full["ar"], f"{prefix}_full_s": full["t"],
-        f"{prefix}_last_lin_s": tail["lin"], f"{prefix}_last_ar_s": tail["ar"], f"{prefix}_last_s": tail["t"],
+        f"{prefix}_full_lin_s": full["lin"], f"{prefix}_full_ar_s": full["ar"], f"{prefix}_full_gpu_s": full["gpu"],
+        f"{prefix}_full_s": full["t"],
+        f"{prefix}_last_lin_s": tail["lin"], f"{prefix}_last_ar_s": tail["ar"], f"{prefix}_last_gpu_s": tail["gpu"],
+        f"{prefix}_last_s": tail["t"],
         f"{prefix}_prefill_s": total["prefill_s"],
     }
+
+
+def group_nodes(ctx: Context, ep: int) -> int:
+    """Nodes a serving group of TP x ``ep`` GPUs spans (its all-to-all crosses them)."""
+    return int(math.ceil(ctx.s.inference.tp * ep / int(ctx.gpu.gpus_per_node)))
 
 
 def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float,
@@ -95,7 +106,9 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
     kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
     gpu = lin + attn_s * tc / T + ar + small + kernels * eng.graph_launch_us * 1e-6
     cpu = 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6
-    return {"lin": lin, "ar": ar, "t": max(gpu, cpu)}
+    a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=ep, ep_nodes=kw["ep_nodes"])
+    exposed = max(0.0, a2a["fixed_s"] + tc * a2a["s_per_token"] - kw["ep_overlap_frac"] * gpu)
+    return {"lin": lin, "ar": ar, "gpu": gpu, "t": max(gpu, cpu) + exposed}
 
 
 QUANTITIES = [
@@ -108,6 +121,9 @@ QUANTITIES = [
     Q("srv_kv_up_FLOP_per_token", "FLOP",
       "MLA up-projection (kv_b_proj) FLOPs per re-expanded cached token on one GPU (0 for GQA)", _S),
     Q("srv_head_FLOP_per_prompt", "FLOP", "LM-head FLOPs per prompt on one GPU (last token only)", _S),
+    Q("srv_pf_ep_remote_nodes", "nodes", "Prefill EP all-to-all: remote nodes one token reaches, (N-1)(1-(1-1/N)^k)", _S),
+    Q("srv_pf_ep_other_gpus", "GPUs", "Prefill EP all-to-all: other GPUs one token reaches, (EP-1)(1-(1-1/EP)^k)", _S),
+    Q("srv_pf_ep_s_per_token", "s", "Prefill EP all-to-all time per token, all MoE layers (the slower of RDMA and NVLink)", _S),
     Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
     Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
@@ -126,6 +142,7 @@ def compute(ctx: Context) -> dict[str, float]:
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = shape.layers * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
     pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens))
+    a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=group_nodes(ctx, inf.ep))
     t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
     return {
         "srv_prefill_kernels": float(kernels),
@@ -136,9 +153,13 @@ def compute(ctx: Context) -> dict[str, float]:
                                                                                     tp=inf.tp),
         "srv_kv_up_FLOP_per_token": pt.kv_up_FLOPs_per_token(shape, tp=inf.tp),
         "srv_head_FLOP_per_prompt": 2.0 * shape.d_model * shape.vocab / inf.tp,
+        "srv_pf_ep_remote_nodes": a2a["remote_nodes"],
+        "srv_pf_ep_other_gpus": a2a["other_gpus"],
+        "srv_pf_ep_s_per_token": a2a["s_per_token"],
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
-            weight_precision=inf.weight_precision),
+            weight_precision=inf.weight_precision, ep_nodes=group_nodes(ctx, inf.ep),
+            ep_overlap_frac=inf.ep_overlap_frac),
         **pf1,
         "srv_prefill_ms": pf1["srv_pf1_prefill_s"] * MS_PER_S,
         "srv_ttft_idle_ms": t * MS_PER_S,

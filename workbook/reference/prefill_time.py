@@ -34,6 +34,19 @@ DeepSeek-V3 FP8, well under a millisecond).
 ridge(a, b) = (a^p + b^p)^(1/p) is decode_time.gemm_time_s, the smooth roofline of a GEMM (p from
 efficiency.yaml by precision; the ideal max() is p -> infinity).
 
+With EP > 1 every MoE layer dispatches each chunk's tokens to the GPUs that hold their experts and
+combines the results (FP8 dispatch, BF16 combine, as decode). Prefill runs DeepEP's normal kernels
+(deepseek-ai/DeepEP README, "normal kernels": a token crosses to each remote *node* once over RDMA and
+is forwarded to the destination GPUs over NVLink, the two links working at once), so per token and
+MoE layer
+
+    t_a2a = d·(b_disp + b_comb)·max( n_node/(BW_nic·e_net), n_gpu/(BW_nvl·e_nvl) ),   plus 2·alpha per layer
+    n_node = (N − 1)·(1 − (1 − 1/N)^k)     remote nodes hit by k experts spread evenly over N nodes
+    n_gpu  = (R − 1)·(1 − (1 − 1/R)^k)     other GPUs hit among the R = EP ranks
+
+and ``ep_overlap_frac`` of it hides under the chunk's GPU work (two-batch overlap; 0 for the engines'
+defaults): t_chunk += max(0, t_a2a − o·t_gpu).
+
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
 
@@ -47,6 +60,8 @@ from typing import Any
 
 from workbook.reference.decode_time import (
     ALLREDUCES_PER_LAYER,
+    EP_COMBINE_BYTES,
+    EP_DISPATCH_BYTES,
     GEMMS_PER_LAYER,
     SMALL_KERNELS_PER_LAYER,
     allreduce_time_s,
@@ -67,6 +82,24 @@ PREFILL_ELEM_PASSES_D = 10.0
 PREFILL_ELEM_PASSES_FFN = 3.0
 
 
+
+
+def prefill_alltoall(shape: ModelShape, *, hw: dict, engine: Any, ep: int = 1, ep_nodes: int = 1) -> dict[str, float]:
+    """EP all-to-all of prefill (module docstring): the fixed time per chunk (2·alpha per MoE layer), the
+    time per token over all MoE layers, and the remote nodes and other GPUs a token reaches. Zero for
+    dense models and EP 1."""
+    _pos(ep=ep, ep_nodes=ep_nodes)
+    if not shape.moe or ep <= 1:
+        return {"fixed_s": 0.0, "s_per_token": 0.0, "remote_nodes": 0.0, "other_gpus": 0.0}
+    k = shape.top_k
+    nodes = (ep_nodes - 1) * (1.0 - (1.0 - 1.0 / ep_nodes) ** k)
+    gpus = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** k)
+    per_copy = shape.d_model * (EP_DISPATCH_BYTES + EP_COMBINE_BYTES)
+    per_layer = per_copy * max(nodes / (hw["nic_GBps"] * GB * hw["network_efficiency"]),
+                               gpus / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]))
+    alpha = hw["network_latency_s"] if ep_nodes > 1 else engine.allreduce_alpha_us * 1e-6
+    return {"fixed_s": shape.moe_layers * 2.0 * alpha, "s_per_token": shape.moe_layers * per_layer,
+            "remote_nodes": nodes, "other_gpus": gpus}
 
 
 def linear_FLOPs_per_token(shape: ModelShape, *, tp: int = 1, ep: int = 1) -> float:
@@ -139,13 +172,18 @@ def prefill_weight_read_bytes(shape: ModelShape, *, tokens: float, tp: int = 1, 
 def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: Any, batch: float = 1,
                  cached_tokens: float = 0.0, tp: int = 1, ep: int = 1, redundant_experts: int = 0,
                  weight_precision: str = "bf16", chunk_tokens: float | None = None,
-                 keep_checkpoint_precision: bool = True, act_bytes: float = 2.0) -> dict[str, float]:
+                 keep_checkpoint_precision: bool = True, act_bytes: float = 2.0, ep_nodes: int = 1,
+                 ep_overlap_frac: float = 0.0) -> dict[str, float]:
     """Prefill of ``batch`` prompts of ``prompt_tokens`` new tokens each (module docstring).
 
-    ``chunk_tokens`` defaults to the engine's prefill_chunk_tokens. Returns the chunk count, the time of
-    the whole batch and its parts (s), and the tokens/s of the group.
+    ``chunk_tokens`` defaults to the engine's prefill_chunk_tokens. With EP > 1, ``ep_nodes`` nodes
+    share the EP group and ``ep_overlap_frac`` of each chunk's all-to-all hides under its GPU work.
+    Returns the chunk count, the time of the whole batch and its parts (s), and the tokens/s of the group.
     """
     _pos(prompt_tokens=prompt_tokens, batch=batch, tp=tp, ep=ep)
+    if not 0 <= ep_overlap_frac <= 1:
+        raise ValueError(f"ep_overlap_frac must be in [0, 1], got {ep_overlap_frac!r}")
+    a2a = prefill_alltoall(shape, hw=hw, engine=engine, ep=ep, ep_nodes=ep_nodes)
     _nonneg(cached_tokens=cached_tokens)
     C = float(engine.prefill_chunk_tokens if chunk_tokens is None else chunk_tokens)
     _pos(chunk_tokens=C)
@@ -166,7 +204,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     n_ar = ALLREDUCES_PER_LAYER if tp > 1 else 0
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
     kernels = L * (GEMMS_PER_LAYER[kind] + SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
-    t_lin = t_mem = t_comp = t_ar = t_small = t_cpu = t_total = 0.0
+    t_lin = t_mem = t_comp = t_ar = t_small = t_cpu = t_ep = t_ep_exposed = t_total = 0.0
     remaining = T
     for i in range(n_chunks):
         tc = min(C, remaining)
@@ -184,13 +222,17 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         lin = gemm_time_s(memory_s=mem, compute_s=comp, ridge_p=ridge_p)
         gpu = lin + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
         cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6
+        ep_c = a2a["fixed_s"] + tc * a2a["s_per_token"]
+        exposed = max(0.0, ep_c - ep_overlap_frac * gpu)
+        t_ep += ep_c
+        t_ep_exposed += exposed
         t_lin += lin
         t_mem += mem
         t_comp += comp
         t_ar += ar
         t_small += small
         t_cpu += cpu
-        t_total += max(gpu, cpu)
+        t_total += max(gpu, cpu) + exposed
     return {
         "tokens": T,
         "chunks": float(n_chunks),
@@ -202,6 +244,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         "allreduce_s": t_ar,
         "small_kernels_s": t_small,
         "cpu_launch_s": t_cpu,
+        "ep_alltoall_s": t_ep,
+        "ep_exposed_s": t_ep_exposed,
         "prefill_s": t_total,
         "tokens_per_s": T / t_total,
         "compute_bound": float(t_comp >= t_mem),
@@ -209,11 +253,12 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
 
 
 def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: Any, tp: int = 1,
-                                 ep: int = 1, weight_precision: str = "bf16", act_bytes: float = 2.0) -> float:
+                                 ep: int = 1, weight_precision: str = "bf16", act_bytes: float = 2.0,
+                                 ep_nodes: int = 1, ep_overlap_frac: float = 0.0) -> float:
     """Extra time one prompt token adds when it rides in a step whose weights are read anyway
     (chunked prefill mixed into decode): its linear FLOPs, its share of causal attention (MLA
-    non-absorbed), its all-reduce bytes. The weight-read floor is the decode step's; no cached prefix,
-    so no MLA re-expansion."""
+    non-absorbed), its all-reduce bytes and the share of its EP all-to-all that is not hidden,
+    (1 − o)·t_a2a. The weight-read floor is the decode step's; no cached prefix, so no MLA re-expansion."""
     _pos(prompt_tokens=prompt_tokens)
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
     lin = linear_FLOPs_per_token(shape, tp=tp, ep=ep) / peak_lin
@@ -224,7 +269,8 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
         eff = hw["nvlink_efficiency"]
         ar = shape.layers * ALLREDUCES_PER_LAYER * 2 * (tp - 1) / tp * shape.d_model * act_bytes / (
             hw["nvlink_GBps"] * GB * eff)
-    return lin + attn + ar
+    a2a = prefill_alltoall(shape, hw=hw, engine=engine, ep=ep, ep_nodes=ep_nodes)["s_per_token"]
+    return lin + attn + ar + (1.0 - ep_overlap_frac) * a2a
 
 
 def ttft_s(*, wait_s: float, prefill_s: float) -> float:

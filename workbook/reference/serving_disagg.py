@@ -50,13 +50,17 @@ def prefill_split(*, prompt_tokens: float, cache_hit_frac: float) -> tuple[float
 
 
 def prefill_pool_rate(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, cache_hit_frac: float = 0.0,
-                      tp: int = 1, ep: int = 1, redundant_experts: int = 0, weight_precision: str = "bf16") -> dict:
-    """One prefill step of a DP rank of a prefill instance: k prompts per chunk, its time, tokens/s per GPU."""
+                      tp: int = 1, ep: int = 1, redundant_experts: int = 0, weight_precision: str = "bf16",
+                      ep_overlap_frac: float = 0.0) -> dict:
+    """One prefill step of a DP rank of a prefill instance: k prompts per chunk, its time, tokens/s per GPU.
+    The instance spans ceil(TP·EP / GPUs per node) nodes for its all-to-all."""
     new, cached = prefill_split(prompt_tokens=prompt_tokens, cache_hit_frac=cache_hit_frac)
     C = float(engine.prefill_chunk_tokens)
     k = max(1.0, math.floor(C / new))
+    nodes = int(math.ceil(group_gpus(tp=tp, ep=ep) / float(hw["gpus_per_node"])))
     pf = prefill_time(shape, prompt_tokens=new, batch=k, cached_tokens=cached, hw=hw, engine=engine, tp=tp, ep=ep,
-                      redundant_experts=redundant_experts, weight_precision=weight_precision, chunk_tokens=C)
+                      redundant_experts=redundant_experts, weight_precision=weight_precision, chunk_tokens=C,
+                      ep_nodes=nodes, ep_overlap_frac=ep_overlap_frac)
     per_gpu = k * new / pf["prefill_s"] / tp
     return {"prompts_per_step": k, "new_tokens": new, "cached_tokens": cached, "prefill_s": pf["prefill_s"],
             "tokens_per_s_per_gpu": per_gpu, "input_tokens_per_s_per_gpu": per_gpu / (1.0 - cache_hit_frac)}
@@ -129,7 +133,8 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
     per_instance = b * attention_dp_degree(ep=ep)
     lam = per_instance / (max(O - 1.0, 1.0) * tpot) if arrival_rate_per_s is None else arrival_rate_per_s
     pf = prefill_pool_rate(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, cache_hit_frac=cache_hit_frac,
-                           tp=tp, ep=ep_p, redundant_experts=redundant_experts, weight_precision=weight_precision)
+                           tp=tp, ep=ep_p, redundant_experts=redundant_experts, weight_precision=weight_precision,
+                           ep_overlap_frac=ep_overlap_frac)
     g_p = group_gpus(tp=tp, ep=ep_p)
     n_p = max(1, math.ceil(lam * pf["new_tokens"] / (pf["tokens_per_s_per_gpu"] * g_p) - 1e-9))
 

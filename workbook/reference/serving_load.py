@@ -98,7 +98,7 @@ def _prefill_terms(shape: ModelShape, *, lam: float, t_d: float, batch: float, p
         t_pf = prefill_time(shape, prompt_tokens=prompt, batch=k, engine=engine, **pf_kw)["prefill_s"]
         return lam * t_pf / k, t_pf, engine.scheduler_steps / 2.0
     t_m = marginal_prefill_s_per_token(shape, prompt_tokens=prompt, engine=engine, **{
-        k_: v for k_, v in pf_kw.items() if k_ in ("hw", "tp", "ep", "weight_precision")})
+        k_: v for k_, v in pf_kw.items() if k_ in ("hw", "tp", "ep", "weight_precision", "ep_nodes", "ep_overlap_frac")})
     room = max(1.0, engine.prefill_chunk_tokens - batch)
     steps = math.ceil(prompt / room - 1e-9)
     fixed = steps * min(prompt, room) * t_m
@@ -126,7 +126,8 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                weight_precision=weight_precision, kv_precision=kv_precision,
                query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=1.0,
                ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)
-    pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision)
+    pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
+                 ep_nodes=ep_nodes, ep_overlap_frac=ep_overlap_frac)
     cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
     out_per_req = max(O / tokens_per_step - 1.0, 0.0)  # decode steps after the first token
     B, b_prev, g_prev = 1.0, 1.0, 0.0
@@ -206,11 +207,13 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
         per_step = max(1.0, math.floor(engine.max_num_batched_tokens / p))
         pf = prefill_time(shape, prompt_tokens=p, batch=per_step, hw=hw, engine=engine, tp=tp, ep=ep,
                           redundant_experts=redundant_experts, weight_precision=weight_precision,
-                          chunk_tokens=max(engine.max_num_batched_tokens, p))
+                          chunk_tokens=max(engine.max_num_batched_tokens, p), ep_nodes=ep_nodes,
+                          ep_overlap_frac=ep_overlap_frac)
         t_pf_tok = pf["prefill_s"] / (per_step * p)
     else:
         t_pf_tok = marginal_prefill_s_per_token(shape, prompt_tokens=p, hw=hw, engine=engine, tp=tp, ep=ep,
-                                                weight_precision=weight_precision)
+                                                weight_precision=weight_precision, ep_nodes=ep_nodes,
+                                                ep_overlap_frac=ep_overlap_frac)
     per_req = p * t_pf_tok + O * d["step_s"] / (B * tokens_per_step)
     thr = attention_dp_degree(ep=ep) * O / per_req
     return {

@@ -103,7 +103,8 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
                weight_precision=weight_precision, kv_precision=kv_precision,
                query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=1.0,
                ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)
-    pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision)
+    pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
+                 ep_nodes=ep_nodes, ep_overlap_frac=ep_overlap_frac)
     cap = sl.batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O,
                             max_num_seqs=max_num_seqs)
     off = sl.offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=p, output_tokens=O, tp=tp, ep=ep,

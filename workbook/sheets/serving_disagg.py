@@ -16,7 +16,8 @@ _TP = "{inference.tp}"
 _LAM = "{srv_dis_rate_rps}"
 #: the prefill pool's rows that depend on EP (the decode block's at the serving EP -> the pool's)
 _PF_ROWS = {"srv_w_routed_B": "srv_dis_pf_routed_B", "srv_expert_tokens_factor": "srv_dis_pf_ep",
-            "srv_prefill_FLOP_per_token": "srv_dis_pf_FLOP_per_token", "srv_act_B_per_token": "srv_dis_pf_act_B_per_token"}
+            "srv_prefill_FLOP_per_token": "srv_dis_pf_FLOP_per_token", "srv_act_B_per_token": "srv_dis_pf_act_B_per_token",
+            "srv_ep_fixed_s": "srv_dis_pf_ep_fixed_s", "srv_pf_ep_s_per_token": "srv_dis_pf_ep_s_per_token"}
 
 
 def _refinement(r: int) -> dict[str, str]:
@@ -70,6 +71,15 @@ ITEMS = {
     f"*{{moe_expert_params}}*(1/IF({_EPP}>1,1,{_TP})-1/{{srv_routed_shard}})",
     "srv_dis_pf_act_B_per_token": f"={{model_layers}}*(c_srv_act_passes_d*{{model_d_model}}+c_srv_act_passes_ffn*{_FFN_P})"
     "*c_srv_act_bytes",
+    "srv_dis_pf_ep_flag": f"={{model_moe}}*IF({_EPP}>1,1,0)",
+    "srv_dis_pf_nodes": f"=ROUNDUP({_TP}*{_EPP}/{{gpu_gpus_per_node}},0)",
+    "srv_dis_pf_alpha_s": "=IF({srv_dis_pf_nodes}>1,{eff_network_latency_us},{srv_eng_allreduce_alpha_us})/c_us_per_s",
+    "srv_dis_pf_ep_fixed_s": "={srv_dis_pf_ep_flag}*{moe_layers}*c_two*{srv_dis_pf_alpha_s}",
+    "srv_dis_pf_remote_nodes": "={srv_dis_pf_ep_flag}*({srv_dis_pf_nodes}-1)*(1-(1-1/{srv_dis_pf_nodes})^{model_top_k})",
+    "srv_dis_pf_other_gpus": f"={{srv_dis_pf_ep_flag}}*({_EPP}-1)*(1-(1-1/{_EPP})^{{model_top_k}})",
+    "srv_dis_pf_ep_s_per_token": "={srv_dis_pf_ep_flag}*{moe_layers}*{model_d_model}*c_srv_ep_bytes*MAX("
+    "{srv_dis_pf_remote_nodes}/({eff_nic_GBps_per_gpu}*c_GB*{eff_network_efficiency}),{srv_dis_pf_other_gpus}"
+    "/({st_link_GBps}*c_GB*{eff_nvlink_efficiency}))",
     "srv_dis_new_tokens": "={inference.prompt_tokens}*(1-{inference.cache_hit_frac})",
     "srv_dis_cached_tokens": "={inference.prompt_tokens}*{inference.cache_hit_frac}",
     **prefill_items("srv_dispf", "=MAX(1,INT({srv_eng_prefill_chunk_tokens}/{srv_dis_new_tokens}))",

@@ -11,7 +11,8 @@ _S = "{inference.prompt_tokens}"
 
 
 def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
-    """The lin, ar and time rows of one chunk of ``tc`` tokens (an expression of cell references)."""
+    """The lin, ar, GPU and time rows of one chunk of ``tc`` tokens (an expression of cell references);
+    the time adds the EP all-to-all that the overlap does not hide."""
     msg = f"{tc}*{{srv_ar_B_per_token}}"
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
@@ -21,9 +22,10 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
             f"+{{{p}_up_FLOP}}*{tc}/{{{p}_tokens}})/{{srv_linear_FLOPS}}"),
         f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
-        f"{p}_{part}_s": f"=MAX({{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
-        f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}},"
-        "{srv_prefill_cpu_s})",
+        f"{p}_{part}_gpu_s": f"={{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
+        f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}}",
+        f"{p}_{part}_s": f"=MAX({{{p}_{part}_gpu_s}},{{srv_prefill_cpu_s}})+MAX(0,{{srv_ep_fixed_s}}"
+        f"+{tc}*{{srv_pf_ep_s_per_token}}-{{inference.ep_overlap_frac}}*{{{p}_{part}_gpu_s}})",
     }
 
 
@@ -64,9 +66,14 @@ ITEMS = {
     "srv_prefill_cpu_s": "=(1-{srv_eng_prefill_cuda_graphs})*{srv_prefill_kernels}*{srv_eng_eager_launch_us}/c_us_per_s",
     "srv_prefill_small_floor_s": "={srv_small_kernels_s}",
     "srv_head_FLOP_per_prompt": f"=c_two*{{model_d_model}}*{{model_vocab}}/{_TP}",
+    "srv_pf_ep_remote_nodes": "={srv_ep_flag}*({srv_ep_nodes}-1)*(1-(1-1/{srv_ep_nodes})^{model_top_k})",
+    "srv_pf_ep_other_gpus": "={srv_ep_flag}*({inference.ep}-1)*(1-(1-1/{inference.ep})^{model_top_k})",
+    "srv_pf_ep_s_per_token": "={srv_ep_flag}*{moe_layers}*{model_d_model}*c_srv_ep_bytes*MAX({srv_pf_ep_remote_nodes}"
+    "/({eff_nic_GBps_per_gpu}*c_GB*{eff_network_efficiency}),{srv_pf_ep_other_gpus}/({st_link_GBps}*c_GB"
+    "*{eff_nvlink_efficiency}))",
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
-    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}",
+    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+(1-{inference.ep_overlap_frac})*{srv_pf_ep_s_per_token}",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
     "srv_ttft_idle_ms": "={srv_prefill_ms}",
