@@ -45,6 +45,13 @@ def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
     assert "The serving plan" in text and "40,880" in text and not [e for e in ERRORS if e in text]
 
 
+def test_no_tco_without_a_training_plan(planned):
+    """The TCO sheet prices the training GPUs; a serving-only plan gives no ``tco`` and no TCO section."""
+    xlsx, data = planned
+    assert data["tco"] is None
+    assert "Owned cluster (buy)" not in Path(data["markdown"]).read_text()
+
+
 def test_serving_book_passes_every_rule_and_verifies(planned):
     wb = openpyxl.load_workbook(planned[0])
     for rule in rules.ALL_RULES:
