@@ -12,6 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.export.helpers import words_past_right_margin
 from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, plan_with_cli
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
@@ -84,6 +85,7 @@ def test_pdf_prints_the_plans_numbers_and_no_error_values(planned):
     assert not [e for e in ERRORS if e in text]
     for sheet in ("Cover", "Recommendation", "Assumptions", "Cost Breakdown", "Sensitivity"):
         assert sheet in text
+    assert words_past_right_margin(Path(data["pdf"])) == []  # nothing runs past the printable width
 
 
 def test_plan_workbook_passes_every_rule(planned):
