@@ -9,7 +9,8 @@ from pathlib import Path
 from workbook.writer.printing import MARGINS_IN
 
 _PAGE = re.compile(r'<page width="([\d.]+)"')
-_WORD = re.compile(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>')
+#: a word box of ``pdftotext -bbox``: left, top, right, text
+_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>')
 #: glyph bounding boxes and rounding: the right-aligned footer ends within a tenth of a point of the margin
 EDGE_PT = 1.0
 
@@ -23,8 +24,8 @@ def words_past_right_margin(pdf: Path) -> list[tuple[int, str, float]]:
         if m:
             page, limit = page + 1, float(m.group(1)) - MARGINS_IN["right"] * 72 + EDGE_PT
         w = _WORD.search(line)
-        if w and float(w.group(1)) > limit:
-            out.append((page, w.group(2), float(w.group(1))))
+        if w and float(w.group(3)) > limit:
+            out.append((page, w.group(4), float(w.group(3))))
     return out
 
 
@@ -34,11 +35,8 @@ def page_footers(pdf: Path) -> list[list[str]]:
     xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     pages = []
     for page in xml.split("<page ")[1:]:
-        words = [(float(m.group(1)), float(m.group(2)), m.group(3)) for m in _BOX.finditer(page)]
+        words = [(float(m.group(1)), float(m.group(2)), m.group(4)) for m in _WORD.finditer(page)]
         marks = [y for (_, y, t), nxt in zip(words, words[1:]) if t == "Page" and nxt[2].isdigit()]
         y = max(marks)
         pages.append([t for _, wy, t in sorted(w for w in words if abs(w[1] - y) < 0.5)])
     return pages
-
-
-_BOX = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="[\d.]+">([^<]*)</word>')
