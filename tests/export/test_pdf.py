@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.export.helpers import page_footers
 from workbook.cli import main
 from workbook.readback import key_rows
 
@@ -32,11 +32,11 @@ def test_pdf_of_chosen_sheets(tmp_path: Path) -> None:
     text = _text(pdf)
     assert not any(e in text for e in ERRORS)
     assert "Summary" in text and "Master check" in text
-    footers = [line.split() for line in text.splitlines() if re.search(r"Page \d+ of \d+", line)]
-    assert {f[1] for f in footers} == {"Cover", "Summary"}  # footer: file, sheet, page x of y
-    pages = re.findall(r"Page (\d+) of (\d+)", text)
-    assert pages and pages[0] == ("1", pages[0][1]) and all(b == pages[0][1] for _, b in pages)
-    assert "plan.xlsx" in text  # the footer names the file, not a staging copy
+    footers = page_footers(pdf)  # footer: file, sheet, page x of y
+    assert {f[1] for f in footers} == {"Cover", "Summary"}
+    n = str(len(footers))
+    assert [f[2:] for f in footers] == [["Page", str(i), "of", n] for i in range(1, len(footers) + 1)]
+    assert {f[0] for f in footers} == {"plan.xlsx"}  # the footer names the file, not a staging copy
     wb = openpyxl.load_workbook(wb_path, data_only=True)
     gpus = wb["Summary"][f"F{key_rows(wb['Summary'])['plan_gpus_to_buy'] + 1}"].value
     assert f"{gpus:,.0f}" in text  # the GPU count as the Summary prints it

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 import json
 import subprocess
 import sys
@@ -52,3 +53,35 @@ def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, 
     run = subprocess.run([sys.executable, "-m", "workbook", "plan", request_file, "-o", str(out), "--json"],
                          capture_output=True, text=True, check=True)
     return out / f"{request_id}.xlsx", json.loads(run.stdout)
+
+
+def assert_tco_is_the_workbooks(xlsx: Path, data: dict) -> None:
+    """``--json``'s ``tco`` is the cached (calculated) value of every TCO row of its column, by name, and the
+    Markdown's TCO table prints each of them with its calc label and unit, and the years in service."""
+    import openpyxl
+
+    from tests.writer.edits import Layout
+    from workbook.calc.tco_years import SERIES
+    from workbook.planner.tco_report import KEYS, markdown_rows
+
+    tco = data["tco"]
+    lay = Layout(xlsx)
+    i = lay.names.index(tco["scenario"])
+    wb = openpyxl.load_workbook(xlsx, data_only=True)
+    by_year = {k: v for row in tco["by_year"] for k, v in row.items() if k != "year"}
+    assert len(by_year) == len(SERIES) * len(tco["by_year"])
+    for name, value in {**{k: tco[k] for k in KEYS}, **by_year}.items():
+        sheet = next(s for s, rows in lay.rows.items() if name in rows)
+        assert wb[sheet][lay.cell(sheet, name, i)].value == value, name
+    md = Path(data["markdown"]).read_text()
+    assert f"## Owned cluster (buy): TCO of {tco['scenario']}" in md
+    for row in markdown_rows(tco):
+        assert f"| {row['label']} | {row['value']} | {row['unit']} | `{row['key']}` |" in md
+    assert f"| ${tco['tco_total_usd']:,.0f} | USD | `tco_total_usd` |" in md
+    in_service = [row for row in tco["by_year"] if row[f"tco_y{row['year']}_frac"] > 0]
+    assert len(in_service) == math.ceil(tco["tco_years"])
+    for row in in_service:
+        k = row["year"]
+        assert (f"| {k} | {row[f'tco_y{k}_frac']:.1%} | "
+                f"{'$' + format(tco['tco_capex_usd'], ',.0f') if k == 1 else '-'} | "
+                f"${row[f'tco_y{k}_opex_usd']:,.0f} |") in md

@@ -12,7 +12,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from tests.planner.helpers import plan_with_cli
+from tests.export.helpers import words_past_right_margin
+from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, plan_with_cli
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
 from workbook.engines import recalculate_many
@@ -36,6 +37,35 @@ def test_writes_xlsx_pdf_and_markdown(planned):
     assert f"{rec['num_gpus']} x H800" in md and f"${rec['train_cost_usd']:,.0f}" in md
 
 
+def test_json_and_markdown_carry_the_tco_of_the_recommended_plan(planned):
+    """``tco`` is the recommended plan's: the calculation's values (the workbook's cached ones, and compute of the
+    scenario the planner gives in this process), the same figures the Recommendation sheet links to."""
+    from workbook.calc import compute
+    from workbook.planner.plan import plan_request
+    from workbook.planner.request import load_request
+    from workbook.planner.tco_report import KEYS
+    from workbook.writer.planbook import _REC
+
+    xlsx, data = planned
+    tco = data["tco"]
+    assert tco["scenario"] == data["training"]["recommended"]["scenario"] and tco["gpu"] == "h800"
+    assert_tco_is_the_workbooks(xlsx, data)
+    out = plan_request(load_request(Path(REQUEST), CATALOG), CATALOG)
+    q = compute(out.scenarios[0], CATALOG)
+    assert out.scenarios[0].name == tco["scenario"]
+    assert {k: tco[k] for k in KEYS} == {k: q[k] for k in KEYS}
+    assert all(v == q[k] for row in tco["by_year"] for k, v in row.items() if k != "year")
+    # the book's 17.9.3 network rule on this plan: 66 nodes x 8 NICs on 64-port switches -> 9 switches, $450K
+    assert (tco["tco_nodes"], tco["tco_nic_ports"], tco["tco_switches"]) == (66, 528, 9)
+    assert tco["tco_network_capex_usd"] == 9 * 50_000
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["Recommendation"]
+    shown = {c.value: ws[f"B{c.row}"].value for (c,) in ws.iter_rows(min_col=1, max_col=1)}
+    linked = [(label, name) for _, rows in _REC for label, name, _ in rows if name in KEYS]
+    assert len(linked) >= 10
+    for label, name in linked:
+        assert shown[label] == tco[name], name
+
+
 def test_cover_carries_the_request_fields(planned):
     ws = openpyxl.load_workbook(planned[0])["Cover"]
     rows = {r[0].value: r[1].value for r in ws.iter_rows(min_col=1, max_col=2)}
@@ -55,6 +85,7 @@ def test_pdf_prints_the_plans_numbers_and_no_error_values(planned):
     assert not [e for e in ERRORS if e in text]
     for sheet in ("Cover", "Recommendation", "Assumptions", "Cost Breakdown", "Sensitivity"):
         assert sheet in text
+    assert words_past_right_margin(Path(data["pdf"])) == []  # nothing runs past the printable width
 
 
 def test_plan_workbook_passes_every_rule(planned):

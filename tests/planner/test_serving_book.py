@@ -13,6 +13,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
+from tests.export.helpers import words_past_right_margin
 from tests.planner.helpers import plan_with_cli
 from tests.writer.edits import EditBook
 from workbook.audit import rules
@@ -43,6 +44,15 @@ def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
     assert "## Recommendation" not in md  # no training asked
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
     assert "The serving plan" in text and "40,880" in text and not [e for e in ERRORS if e in text]
+    assert words_past_right_margin(Path(data["pdf"])) == []  # the Recommendation's subtitle wraps, not clipped
+    assert "column's Inference, KV Cache and Cost rows; the best plan of every other GPU\nbeside it." in text
+
+
+def test_no_tco_without_a_training_plan(planned):
+    """The TCO sheet prices the training GPUs; a serving-only plan gives no ``tco`` and no TCO section."""
+    xlsx, data = planned
+    assert data["tco"] is None
+    assert "Owned cluster (buy)" not in Path(data["markdown"]).read_text()
 
 
 def test_serving_book_passes_every_rule_and_verifies(planned):

@@ -76,3 +76,28 @@ def test_label_column_wraps_at_a_readable_width(sheets):
         ws = wb[title]
         assert 30 <= _width(ws, COL_LABEL + 1) <= 50.5, title
         assert ws.cell(HEADER_ROW + 1, FIRST_VALUE_COL + 1).alignment.wrap_text
+
+
+def test_a_subtitle_wider_than_the_print_area_wraps_in_a_wide_first_column(tmp_path):
+    """The printed page clips text that runs past the print area's last column (the serving Recommendation's
+    subtitle did): it wraps in its cell, unless its column is so narrow it would take more than three lines."""
+    from workbook.writer.xlsx import SUBTITLE_MAX_LINES, Book, Writer
+
+    path = tmp_path / "t.xlsx"
+    w = Writer(path, Book(path, []))
+    long = "Request r-1: the recommended serving plan, live from its scenario column's rows; " * 2
+    cases = {"Plan": (58, long), "Cost": (58, "A short subtitle."), "Storage": (9, long)}
+    for sheet, (width, subtitle) in cases.items():
+        w.title(sheet, sheet, subtitle)
+        w.ws[sheet].set_column(0, 0, width)
+        w.ws[sheet].set_column(1, 3, 14)
+        w.text(sheet, 3, 0, "Line item", "label", "label")
+        w.finish_sheet(sheet, 3, 3)
+    w.close()
+    wb = openpyxl.load_workbook(path)
+    plan = wb["Plan"]
+    assert plan["A2"].alignment.wrap_text and plan["A2"].font.i
+    lines = wrap_lines(long, 58)
+    assert 1 < lines <= SUBTITLE_MAX_LINES and plan.row_dimensions[2].height >= lines * line_pt(10)
+    assert not wb["Cost"]["A2"].alignment.wrap_text  # it fits: it stays one line
+    assert wrap_lines(long, 9) > SUBTITLE_MAX_LINES and not wb["Storage"]["A2"].alignment.wrap_text

@@ -20,6 +20,8 @@ def write_pdf(xlsx: Path) -> Path:
 def markdown(data: dict, status: str, date: str | None) -> str:
     import jinja2
 
+    from workbook.planner.tco_report import YEAR_COLUMNS, markdown_rows, markdown_years
+
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
     t = data.get("training", {})
@@ -29,7 +31,9 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
         infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
-        sv=data.get("serving") or {})
+        sv=data.get("serving") or {}, tco=data.get("tco"),
+        tco_rows=markdown_rows(data["tco"]) if data.get("tco") else [],
+        tco_years=markdown_years(data["tco"]) if data.get("tco") else [], year_heads=[h for h, _ in YEAR_COLUMNS])
 
 
 def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:

@@ -22,6 +22,7 @@ from workbook.planner.request import ModelByCount, PlanRequest
 from workbook.planner.search import Evaluated, SearchResult, search
 from workbook.planner.serving_report import plans_for_book, serving_data
 from workbook.planner.serving_search import ServingResult, plan_scenario, search_serving
+from workbook.planner.tco_report import tco_data
 
 
 
@@ -154,6 +155,15 @@ def _serving(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str,
     return serving_data(req, catalog, res, {id(p): sc.name for p, sc in zip(cols, scs)})
 
 
+def _tco(out: Outcome) -> dict[str, Any] | None:
+    """The owned TCO of the recommended training plan, from its full calculation; None without one (the TCO sheet
+    prices the training GPUs: a serving column's TCO rows are those of its training defaults, not of its replicas)."""
+    if not out.data["training"].get("recommended") or out.search is None:
+        return None
+    ev = out.search.plans[0]
+    return tco_data(ev.scenario.name, ev.screened.gpu, ev.q)
+
+
 def plan_request(req: PlanRequest, catalog) -> Outcome:
     """Answer a request (never raises for an infeasible one: that is a result)."""
     out = Outcome(data={"tool_version": __version__, "request": _request_data(req)})
@@ -181,6 +191,7 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
                                "load": req.serving.model_dump()}
     else:
         out.data["serving"] = _serving(req, catalog, out, fields)
+    out.data["tco"] = _tco(out)
     if not out.scenarios:
         out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
                                    if got is None else "no training plan and no serving plan carries the load")

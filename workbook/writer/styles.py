@@ -28,6 +28,7 @@ BASE = {"font_name": "Calibri", "font_size": 10, "valign": "top"}
 STYLES: dict[str, dict] = {
     "title": {"bold": True, "font_size": 14},
     "subtitle": {"italic": True, "font_color": MUTED_FONT},
+    "subtitle_wrap": {"italic": True, "font_color": MUTED_FONT, "text_wrap": True},  # wider than the printed page
     "header": {"bold": True, "bg_color": HEADER_FILL, "bottom": 1, "text_wrap": True},
     "block": {"bold": True, "font_size": 11, "top": 1},
     "block_wrap": {"bold": True, "font_size": 11, "top": 1, "text_wrap": True},  # a block title with cells beside it

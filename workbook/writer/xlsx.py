@@ -19,7 +19,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import printing, styles
 from workbook.writer.cells import CellRegistry
-from workbook.writer.fit import DEFAULT_WIDTH, SheetFit
+from workbook.writer.fit import DEFAULT_WIDTH, SheetFit, text_width, wrap_lines
 from workbook.writer.numfmt import render
 from workbook.writer.layout import (
     COL_KEY,
@@ -43,6 +43,9 @@ MAX_FROZEN_ROWS = printing.MAX_FROZEN_ROWS
 TITLE_ROW_PT = 21
 #: styles whose text does not widen its column: it runs over into the empty cells beside it
 OVERFLOW_STYLES = ("title", "subtitle", "block")
+#: a subtitle wider than the print area wraps in its cell when that takes at most this many lines (a narrow first
+#: column would make it a tall row: it runs over as before)
+SUBTITLE_MAX_LINES = 3
 
 
 @dataclass
@@ -180,6 +183,9 @@ class Writer:
         for c in fit.boxed_in("block"):  # a block title with a neighbour cannot run over: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("block_wrap"))
             c.wrap = True
+        for c in _past_print_area(fit, ws, last_col, "subtitle"):  # it would be clipped in print: it wraps
+            ws.write_string(c.row, c.col, c.text, self.fmt("subtitle_wrap"))
+            c.wrap = True
         heights = fit.heights(lambda c: _width(ws, c))
         heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
         for row, pt in sorted(heights.items()):
@@ -224,6 +230,20 @@ def _width(ws, col: int) -> float:
         return DEFAULT_WIDTH
     px = info.width
     return (px - 5) / 7 if px > 12 else px / 12
+
+
+def _past_print_area(fit: SheetFit, ws, last_col: int, style: str) -> list:
+    """Cells of *style* whose text, run over the cells to its right, would reach past *last_col* (the print area's
+    last column: the printed page clips it there) and that their own column holds in SUBTITLE_MAX_LINES lines."""
+    out = []
+    for c in fit.cells:
+        if c.style != style:
+            continue
+        printed = sum(_width(ws, col) for col in range(c.col, max(last_col, 1) + 1))
+        if text_width(c.text, c.size, c.bold) > printed and \
+                wrap_lines(c.text, _width(ws, c.col), c.size, c.bold) <= SUBTITLE_MAX_LINES:
+            out.append(c)
+    return out
 
 
 def _file_width(ws, col: int) -> float:

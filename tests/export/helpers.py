@@ -1,0 +1,42 @@
+"""Reading a PDF back for the export tests (poppler-utils)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from workbook.writer.printing import MARGINS_IN
+
+_PAGE = re.compile(r'<page width="([\d.]+)"')
+#: a word box of ``pdftotext -bbox``: left, top, right, text
+_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>')
+#: glyph bounding boxes and rounding: the right-aligned footer ends within a tenth of a point of the margin
+EDGE_PT = 1.0
+
+
+def words_past_right_margin(pdf: Path) -> list[tuple[int, str, float]]:
+    """(page, word, right edge in pt) of every word that ends past the right margin: text the page clips."""
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    out, page, limit = [], 0, 0.0
+    for line in xml.splitlines():
+        m = _PAGE.search(line)
+        if m:
+            page, limit = page + 1, float(m.group(1)) - MARGINS_IN["right"] * 72 + EDGE_PT
+        w = _WORD.search(line)
+        if w and float(w.group(3)) > limit:
+            out.append((page, w.group(4), float(w.group(3))))
+    return out
+
+
+def page_footers(pdf: Path) -> list[list[str]]:
+    """The words of each page's footer line (those on the baseline of its "Page x of y"), left to right; a chart
+    clipped at a page's foot may leave text near the footer in the text layer, but not on its baseline."""
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    pages = []
+    for page in xml.split("<page ")[1:]:
+        words = [(float(m.group(1)), float(m.group(2)), m.group(4)) for m in _WORD.finditer(page)]
+        marks = [y for (_, y, t), nxt in zip(words, words[1:]) if t == "Page" and nxt[2].isdigit()]
+        y = max(marks)
+        pages.append([t for _, wy, t in sorted(w for w in words if abs(w[1] - y) < 0.5)])
+    return pages
