@@ -101,7 +101,8 @@ def pools(req: PlanRequest, d: Decode, p: Prefill, rate_rps: float | None) -> di
                          tpot_target_s=sv.tpot_ms / MS_PER_S, cache_hit_frac=0.0, tp=d.lay.tp, ep=d.lay.ep,
                          prefill_ep=p.lay.ep, redundant_experts=g.kw["redundant_experts"],
                          weight_precision=g.kw["weight_precision"], kv_precision=g.kw["kv_precision"],
-                         ep_overlap_frac=g.kw["ep_overlap_frac"], refinements=sd.DEFAULT_REFINEMENTS)
+                         ep_overlap_frac=g.kw["ep_overlap_frac"], gpu_hour_usd=float(g.ctx.s.cost.gpu_hour_usd),
+                         refinements=sd.DEFAULT_REFINEMENTS)
 
 
 def load_rate(req: PlanRequest, d: Decode, p: Prefill) -> float:
