@@ -37,9 +37,7 @@ SERVING_ROWS = [
     ("Serving checks failed (load, TTFT, TPOT, memory)", "hard_failures_count", "count"),
 ]
 #: (label, row key, unit) of a disaggregated serving plan; links to its column (Inference, srv_dis_ rows)
-DISAGG_ROWS = [
-    ("GPU", "gpu", "id"),
-    ("Serving engine profile", "inference.engine", "id"),
+DISAGG_ROWS = SERVING_ROWS[:2] + [
     ("Disaggregated serving (separate prefill and decode pools)", "inference.disaggregated", "choice"),
     ("TP per instance (both pools)", "inference.tp", "GPUs"),
     ("EP per decode instance", "inference.ep", "GPUs"),
@@ -58,13 +56,7 @@ DISAGG_ROWS = [
     ("TTFT (prefill pool)", "srv_ttft_ms_in_use", "ms"),
     ("TTFT target", "inference.ttft_target_ms", "ms"),
     ("TPOT (decode pool)", "srv_tpot_ms_in_use", "ms"),
-    ("TPOT target", "inference.tpot_target_ms", "ms"),
-    ("Output tokens/s served", "srv_tokens_per_s_total_in_use", "tokens/s"),
-    ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h"),
-    ("Serving cost per hour", "infer_hourly_cost_usd", "USD/h"),
-    ("Serving cost per 1M output tokens", "infer_usd_per_1M_tokens", "USD/1M tokens"),
-    ("Serving checks failed (load, TTFT, TPOT, memory)", "hard_failures_count", "count"),
-]
+] + SERVING_ROWS[-6:]  # TPOT target, tokens/s, price, costs, checks
 #: the serving columns compared
 SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated", "choice"),
                ("GPUs", "srv_gpus_in_use", "GPUs"), ("Replicas", "inference.replicas", "replicas"),
