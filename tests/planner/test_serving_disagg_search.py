@@ -67,6 +67,34 @@ def test_the_deepseek_request_recommends_disaggregated_pools(deepseek):
     assert other["usd_per_month"] > rec["usd_per_month"] and other["num_gpus"] == 1920 and other["tpot_ms"] <= 50
     assert [sc.name for sc in out.scenarios] == [rec["scenario"], other["scenario"]]
     assert out.scenarios[0].inference.disaggregated == "on" and out.scenarios[1].inference.disaggregated == "off"
+    assert {sc.inference.weight_precision for sc in out.scenarios} == {"fp8"}  # serving.weight_precision
+
+
+def test_ep_spans_whole_nodes_only_with_allow_cross_node_ep(deepseek):
+    from workbook.planner.serving_search import layouts
+
+    req, _ = deepseek
+    model, gpu = CATALOG.model("deepseek-v3"), CATALOG.gpu("h800")
+    inside: dict = {}
+    near = req.model_copy(update={"constraints": req.constraints.model_copy(update={"allow_cross_node_ep": False})})
+    assert {(x.tp, x.ep) for x in layouts(near, model, gpu, inside)} == {
+        (tp, ep) for tp in (1, 2, 4, 8) for ep in (1, 2, 4, 8) if tp * ep <= 8}
+    assert inside["tp_ep_outside_node"][0] == 6  # EP 8 at TP 2-8, EP 4 at TP 4-8, EP 2 at TP 8
+    across = layouts(req, model, gpu)
+    assert len(across) == 36 and max(x.ep for x in across) == 256
+    assert all(x.tp * x.ep <= 8 or x.tp * x.ep % 8 == 0 for x in across)
+
+
+def test_the_other_kind_on_another_gpu_is_one_column():
+    # disaggregated H800 pools win; the best co-located plan is the H20's best: one column for both roles
+    req = serving_request(model="llama-3-70b", gpus=("h800", "h20"), disaggregation="auto", prompt_tokens=4096,
+                          output_tokens=128, ttft_ms=2000, requests_per_s=20)
+    out = plan_request(req, CATALOG)
+    sv = out.data["serving"]
+    rec, other = sv["recommended"], sv["other_kind"]
+    assert (rec["gpu"], rec["kind"], other["gpu"], other["kind"]) == ("h800", "disaggregated", "h20", "co-located")
+    assert sv["alternatives"]["h20"]["scenario"] == other["scenario"]
+    assert [sc.name for sc in out.scenarios] == [rec["scenario"], other["scenario"]]
 
 
 def test_every_disaggregated_option_is_sized_as_size_pools_sizes_it(deepseek):

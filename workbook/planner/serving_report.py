@@ -163,8 +163,8 @@ def plans_for_book(req: PlanRequest, res: ServingResult) -> list[ServingPlan]:
         return []
     best = res.best_per_gpu()
     rec = res.plans[0]
-    other = other_kind(req, res)
-    return [rec] + ([other] if other else []) + [best[g] for g in req.candidate_gpus if g in best and g != rec.layout.gpu]
+    out = [rec, other_kind(req, res)] + [best[g] for g in req.candidate_gpus if g in best and g != rec.layout.gpu]
+    return list({id(p): p for p in out if p is not None}.values())  # the other kind may be another GPU's best
 
 
 __all__ = ["serving_data", "plans_for_book", "other_kind", "plan_data", "pools_data", "rejected_data", "advise", "CHECK_LABELS"]
