@@ -18,11 +18,9 @@ TTFT meets the target (once per prefill layout); both pools within ``max_gpus`` 
 
 from __future__ import annotations
 
-import math
-
 from workbook.planner.request import PlanRequest
-from workbook.planner.serving_search import (Group, ServingLayout, ServingPlan, ServingRejection, ServingResult,
-                                             _weights_room_GiB, ep_choices, group_rule)
+from workbook.planner.serving_search import (HOURS_PER_MONTH, Group, ServingLayout, ServingPlan, ServingRejection,
+                                             ServingResult, weights_room_GiB, ep_choices, group_rule)
 from workbook.reference import decode_time as dt
 from workbook.reference import infer_cost as ic
 from workbook.reference import serving_disagg as sd
@@ -51,7 +49,7 @@ class Decode:
         g, sv, lay = self.g, req.serving, self.lay
         label = f"{lay.gpu} decode TP{lay.tp}" + (f" EP{lay.ep}" if lay.ep > 1 else "") + f" ({lay.engine})"
         if g.cap["kv_budget_GiB"] <= 0:
-            return _reject(lay.gpu, label, "serving_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g), "GiB",
+            return _reject(lay.gpu, label, "serving_weights_fit", g.cap["weights_GiB"], weights_room_GiB(g), "GiB",
                            "decode pool: weights per GPU against the room the engine's memory rule leaves them")
         if g.cap["concurrent_requests"] < 1:
             return _reject(lay.gpu, label, "serving_kv_holds_request", sv.prompt_tokens + sv.output_tokens,
@@ -78,7 +76,7 @@ class Prefill:
         g, sv, lay = self.g, req.serving, self.lay
         label = f"{lay.gpu} prefill TP{lay.tp}" + (f" EP{lay.ep}" if lay.ep > 1 else "") + f" ({lay.engine})"
         if g.cap["kv_budget_GiB"] <= 0:
-            return _reject(lay.gpu, label, "serving_prefill_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g),
+            return _reject(lay.gpu, label, "serving_prefill_weights_fit", g.cap["weights_GiB"], weights_room_GiB(g),
                            "GiB", "prefill pool: weights per GPU against the room the engine's memory rule leaves them")
         if g.cap["kv_tokens"] < sv.prompt_tokens:
             return _reject(lay.gpu, label, "serving_prefill_kv_holds_prompt", sv.prompt_tokens, g.cap["kv_tokens"],
@@ -129,8 +127,6 @@ def evaluate_disaggregated(req: PlanRequest, d: Decode, p: Prefill) -> ServingPl
     tok = r["output_tokens_per_s"]
     n_d = r["decode_instances"]
     per_instance_rate = r["decode_requests_per_instance"] / (max(req.serving.output_tokens - 1.0, 1.0) * r["tpot_s"])
-    from workbook.planner.serving_search import HOURS_PER_MONTH
-
     return ServingPlan(
         layout=lay, replicas=int(n_d), num_gpus=n, load_rps=rate, group_rate_rps=rate / n_d,
         max_group_rate_rps=per_instance_rate, group_batch=r["decode_concurrency"] / n_d,

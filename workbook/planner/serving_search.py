@@ -277,7 +277,7 @@ class Group:
         return lo
 
 
-def _weights_room_GiB(g: Group) -> float:
+def weights_room_GiB(g: Group) -> float:
     """Weights per GPU at which the engine's KV budget reaches 0 (the ledger of kv_capacity)."""
     c, eng = g.cap, g.engine
     budget0 = em.kv_budget_bytes(rule=eng.memory_rule, memory_fraction=c["memory_fraction"],
@@ -298,7 +298,7 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
         return ServingRejection(lay.gpu, label, check, value, limit, unit, detail=detail)
 
     if g.cap["kv_budget_GiB"] <= 0:
-        return reject("serving_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g), "GiB",
+        return reject("serving_weights_fit", g.cap["weights_GiB"], weights_room_GiB(g), "GiB",
                       "weights per GPU against the room the engine's memory rule leaves them")
     if g.cap["concurrent_requests"] < 1:
         return reject("serving_kv_holds_request", sv.prompt_tokens + sv.output_tokens, g.cap["kv_tokens"], "tokens",
@@ -369,4 +369,5 @@ def plan_scenario(req: PlanRequest, plan: ServingPlan, model_fields: dict):
 
 
 __all__ = ["ServingLayout", "ServingPlan", "ServingRejection", "ServingResult", "search_serving", "plan_scenario",
-           "layouts", "ep_choices", "group_rule", "evaluate", "engine_id", "context", "Group", "HOURS_PER_MONTH"]
+           "layouts", "ep_choices", "group_rule", "evaluate", "engine_id", "context", "Group", "weights_room_GiB",
+           "HOURS_PER_MONTH"]

@@ -59,7 +59,8 @@ DISAGG_ROWS = SERVING_ROWS[:2] + [
 ] + SERVING_ROWS[-6:]  # TPOT target, tokens/s, price, costs, checks
 #: the serving columns compared
 SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated", "choice"),
-               ("GPUs", "srv_gpus_in_use", "GPUs"), ("Replicas", "inference.replicas", "replicas"),
+               ("GPUs", "srv_gpus_in_use", "GPUs"),
+               ("Replicas (co-located groups; 1 when disaggregated)", "inference.replicas", "replicas"),
                ("TTFT (ms)", "srv_ttft_ms_in_use", "ms"), ("TPOT (ms)", "srv_tpot_ms_in_use", "ms"),
                ("Cost per hour (USD/h)", "infer_hourly_cost_usd", "USD/h"),
                ("Cost per 1M output tokens (USD)", "infer_usd_per_1M_tokens", "USD/1M tokens"),
