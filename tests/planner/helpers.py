@@ -85,3 +85,52 @@ def assert_tco_is_the_workbooks(xlsx: Path, data: dict) -> None:
         assert (f"| {k} | {row[f'tco_y{k}_frac']:.1%} | "
                 f"{'$' + format(tco['tco_capex_usd'], ',.0f') if k == 1 else '-'} | "
                 f"${row[f'tco_y{k}_opex_usd']:,.0f} |") in md
+
+
+def assert_column_is_serving_plan(q: dict, p) -> None:
+    """The full calculation of a serving plan's workbook column gives the search's figures (rel. 1e-12)."""
+    from workbook.planner.serving_search import HOURS_PER_MONTH
+
+    assert q["hard_failures_count"] == 0 and q["srv_gpus_in_use"] == p.num_gpus
+    for key, want in (("srv_ttft_ms_in_use", p.ttft_ms), ("srv_tpot_ms_in_use", p.tpot_ms),
+                      ("srv_tokens_per_s_total_in_use", p.tokens_per_s),
+                      ("infer_usd_per_1M_tokens", p.usd_per_1M_tokens),
+                      ("srv_kv_tokens", p.kv_tokens_per_gpu), ("srv_weights_per_gpu_GiB", p.weights_per_gpu_GiB)):
+        assert q[key] == pytest.approx(want, rel=1e-12), key
+    assert q["infer_hourly_cost_usd"] * HOURS_PER_MONTH == pytest.approx(p.usd_per_month, rel=1e-12)
+
+
+def assert_book_passes_rules_and_verifies(xlsx: Path) -> None:
+    """Every workbook rule holds and `workbook verify` (both engines) passes, in a fresh process."""
+    import openpyxl
+
+    from workbook.audit import rules
+
+    wb = openpyxl.load_workbook(xlsx)
+    for rule in rules.ALL_RULES:
+        assert rule(wb) == [], rule.__name__
+    run = subprocess.run([sys.executable, "-m", "workbook", "verify", str(xlsx)], capture_output=True, text=True)
+    assert run.returncode == 0 and "OK" in run.stdout, run.stdout + run.stderr
+
+
+def recommendation_recalculated(xlsx: Path, tmp_path: Path, key: str, value: float):
+    """Readers (label -> value) of the Recommendation sheet's column B after a LibreOffice recalculation,
+    of the book and of a copy with the first column's Plan input ``key`` = ``value`` (a label's first row)."""
+    import shutil
+
+    import openpyxl
+
+    from tests.writer.edits import EditBook
+    from workbook.engines import recalculate_many
+
+    cells: dict[str, str] = {}
+    for (c,) in openpyxl.load_workbook(xlsx)["Recommendation"].iter_rows(min_col=1, max_col=1):
+        if isinstance(c.value, str):
+            cells.setdefault(c.value, f"B{c.row}")
+    edited = tmp_path / "edited.xlsx"
+    shutil.copyfile(xlsx, edited)
+    b = EditBook(edited)
+    b.plan(key, 0, value)
+    b.save()
+    values = recalculate_many([xlsx, edited], "libreoffice")
+    return tuple((lambda label, v=values[f]: v[("Recommendation", cells[label])]) for f in (xlsx, edited))

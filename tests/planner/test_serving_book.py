@@ -5,19 +5,13 @@ an arrival rate x2 in the plan column breaks its TPOT check live."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import openpyxl
 import pytest
 
 from tests.export.helpers import words_past_right_margin
-from tests.planner.helpers import plan_with_cli
-from tests.writer.edits import EditBook
-from workbook.audit import rules
-from workbook.engines import recalculate_many
+from tests.planner.helpers import assert_book_passes_rules_and_verifies, plan_with_cli, recommendation_recalculated
 from workbook.engines.libreoffice import find_soffice
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
@@ -28,11 +22,6 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
     return plan_with_cli(REQUEST, tmp_path_factory.mktemp("serve"), "serve-70b-chat")
-
-
-def _cells(path: Path, sheet: str = "Recommendation") -> dict[str, str]:
-    ws = openpyxl.load_workbook(path)[sheet]
-    return {c.value: f"B{c.row}" for (c,) in ws.iter_rows(min_col=1, max_col=1) if isinstance(c.value, str)}
 
 
 def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
@@ -56,37 +45,23 @@ def test_no_tco_without_a_training_plan(planned):
 
 
 def test_serving_book_passes_every_rule_and_verifies(planned):
-    wb = openpyxl.load_workbook(planned[0])
-    for rule in rules.ALL_RULES:
-        assert rule(wb) == [], rule.__name__
-    run = subprocess.run([sys.executable, "-m", "workbook", "verify", str(planned[0])], capture_output=True, text=True)
-    assert run.returncode == 0 and "OK" in run.stdout, run.stdout + run.stderr
+    assert_book_passes_rules_and_verifies(planned[0])
 
 
 def test_recommendation_reads_the_plan_live_and_a_doubled_load_fails_tpot(planned, tmp_path):
     xlsx, data = planned
     rec = data["serving"]["recommended"]
-    cells = _cells(xlsx)
-    doubled = tmp_path / "doubled.xlsx"
-    shutil.copyfile(xlsx, doubled)
-    b = EditBook(doubled)
-    b.plan("inference.arrival_rate_rps", 0, 2 * rec["load_rps"])
-    b.save()
-    values = recalculate_many([xlsx, doubled], "libreoffice")
-    v, d = values[xlsx], values[doubled]
+    v, d = recommendation_recalculated(xlsx, tmp_path, "inference.arrival_rate_rps", 2 * rec["load_rps"])
 
-    def at(vals, label):
-        return vals[("Recommendation", cells[label])]
-
-    assert at(v, "GPUs (TP x EP x replicas)") == 28 and at(v, "Replicas (serving groups)") == 7
-    assert at(v, "Load carried, all replicas") == pytest.approx(20)
-    assert at(v, "TTFT under the load") == pytest.approx(rec["ttft_ms"], rel=1e-9)
-    assert at(v, "TPOT under the load") == pytest.approx(rec["tpot_ms"], rel=1e-9)
-    assert at(v, "Serving cost per 1M output tokens") == pytest.approx(rec["usd_per_1M_tokens"], rel=1e-9)
+    assert v("GPUs (TP x EP x replicas)") == 28 and v("Replicas (serving groups)") == 7
+    assert v("Load carried, all replicas") == pytest.approx(20)
+    assert v("TTFT under the load") == pytest.approx(rec["ttft_ms"], rel=1e-9)
+    assert v("TPOT under the load") == pytest.approx(rec["tpot_ms"], rel=1e-9)
+    assert v("Serving cost per 1M output tokens") == pytest.approx(rec["usd_per_1M_tokens"], rel=1e-9)
     from workbook.writer.planbook_serving import MONTH_LABEL
 
-    assert at(v, MONTH_LABEL) == pytest.approx(rec["usd_per_month"], rel=1e-12)
-    assert at(v, "Serving checks failed (load, TTFT, TPOT, memory)") == 0
+    assert v(MONTH_LABEL) == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert v("Serving checks failed (load, TTFT, TPOT, memory)") == 0
     # twice the load on the same 7 groups: TPOT (or the load) fails, live
-    assert at(d, "Serving checks failed (load, TTFT, TPOT, memory)") >= 1
-    assert at(d, "Load per group") == pytest.approx(2 * rec["group_rate_rps"], rel=1e-12)
+    assert d("Serving checks failed (load, TTFT, TPOT, memory)") >= 1
+    assert d("Load per group") == pytest.approx(2 * rec["group_rate_rps"], rel=1e-12)

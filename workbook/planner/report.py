@@ -101,6 +101,13 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
 
 
 def _serving_line(p: dict[str, Any]) -> str:
+    if p.get("kind") == "disaggregated":
+        return (f"{p['gpu']} x {p['num_gpus']}, disaggregated: {p['prefill_instances']:.0f} prefill instance"
+                f"{'s' if p['prefill_instances'] != 1 else ''} of {p['prefill_gpus_per_instance']:.0f} GPUs + "
+                f"{p['decode_instances']:.0f} decode instance{'s' if p['decode_instances'] != 1 else ''} of "
+                f"{p['decode_gpus_per_instance']:.0f} ({p['layout']}), {p['decode_batch_per_rank']:.0f} requests per "
+                f"decode rank; TTFT {p['ttft_ms']:,.0f} ms, TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, "
+                f"${p['usd_per_1M_tokens']:.3f} per 1M output tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
     return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, each carrying "
             f"{p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s; TTFT {p['ttft_ms']:,.0f} ms, "
             f"TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
@@ -110,10 +117,18 @@ def _serving_line(p: dict[str, Any]) -> str:
 def _serving(sv: dict[str, Any], out: TextIO) -> None:
     """The serving search's plan, alternatives, rejections and, for an infeasible load, the advice."""
     s = sv["search"]
-    print(f"  {s['layouts']} layouts (engine {sv['engine']}), {s['plans']} carry the load, {s['rejected']} rejected",
-          file=out)
+    print(f"  {s['layouts']} co-located layouts and {s['disaggregated']} disaggregated candidates (engine "
+          f"{sv['engine']}, disaggregation {sv['disaggregation']}), {s['plans']} carry the load, {s['rejected']} "
+          "rejected", file=out)
     if sv.get("recommended"):
-        print(f"Recommended serving plan: {_serving_line(sv['recommended'])}", file=out)
+        rec = sv["recommended"]
+        print(f"Recommended serving plan ({rec['kind']}): {_serving_line(rec)}", file=out)
+        other = sv.get("other_kind")
+        if other:
+            print(f"  best {other['kind']} plan: {_serving_line(other)}", file=out)
+        elif sv["disaggregation"] == "auto":
+            kind = "co-located" if rec["kind"] == "disaggregated" else "disaggregated"
+            print(f"  best {kind} plan: none carries the load", file=out)
         for g, alt in sv["alternatives"].items():
             print(f"  alternative on {g}: " + (_serving_line(alt) if alt else "no layout carries the load"), file=out)
     if sv.get("infeasible"):

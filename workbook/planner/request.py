@@ -18,7 +18,7 @@ from pydantic import (BaseModel, ConfigDict, Discriminator, Field, PrivateAttr, 
 
 from workbook.catalog.yamlio import load_mapping, to_input_error
 from workbook.errors import InputError
-from workbook.scenario.model import Precision, PriceBasis, Recompute
+from workbook.scenario.model import Precision, PriceBasis, Recompute, WeightPrecision
 
 #: the largest cluster the planner searches (the issue's 16,384 GPUs)
 MAX_GPUS = 16384
@@ -109,6 +109,10 @@ class TrainingRequest(_Strict):
         return self
 
 
+#: which serving deployments the serving search sizes (serving_search, serving_disagg_search)
+Disaggregation = Literal["auto", "off", "only"]
+
+
 class ServingRequest(_Strict):
     """A serving load: the serving search sizes GPU type, TP/EP and replicas for it (serving_search)."""
 
@@ -120,6 +124,12 @@ class ServingRequest(_Strict):
     tpot_ms: float = Field(..., gt=0, le=1e6, description="time-per-output-token target (ms)")
     engine: Optional[str] = Field(None, min_length=1, max_length=64,
                                   description="serving-engine profile (catalog/engines.yaml); blank = the default")
+    disaggregation: Disaggregation = Field(
+        "off", description="off = co-located groups only (the default: the disaggregated TTFT has no prefill "
+                           "queueing, docs/planner.md); auto = co-located groups and disaggregated prefill/decode "
+                           "pools compete on cost; only = disaggregated pools only")
+    weight_precision: Optional[WeightPrecision] = Field(
+        None, description="weight precision of the served model (inference.weight_precision); blank = bf16")
 
     @model_validator(mode="after")
     def _one_load(self) -> "ServingRequest":

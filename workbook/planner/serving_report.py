@@ -1,5 +1,6 @@
 """The serving search's answer as the plan's data (``Outcome.data["serving"]``): the recommended
-plan, the best per GPU, the rejections by check with the closest miss, and for an infeasible load
+plan, the best of the other kind (co-located or disaggregated), the best per GPU, the rejections
+by check with the closest miss, and for an infeasible load
 why nothing carries it and the smallest change that would (a looser TTFT or TPOT target, another
 catalogue GPU), each confirmed by searching the changed request again.
 """
@@ -26,7 +27,9 @@ CHECK_LABELS = {
     "serving_load_stable": "Group sustains the smallest load",
     "serving_ttft_target": "TTFT target met at the smallest load",
     "serving_tpot_target": "TPOT target met at the smallest load",
-    "serving_max_gpus": "Replicas within max_gpus",
+    "serving_max_gpus": "Replicas (disaggregated: both pools) within max_gpus",
+    "serving_prefill_weights_fit": "Prefill pool: weights fit in the engine's memory budget per GPU",
+    "serving_prefill_kv_holds_prompt": "Prefill pool: KV pool holds one prompt",
 }
 
 
@@ -40,7 +43,18 @@ def plan_data(p: ServingPlan, name: str) -> dict[str, Any]:
             "tpot_ms": p.tpot_ms, "tokens_per_s": p.tokens_per_s, "gpu_hour_usd": p.gpu_hour_usd,
             "usd_per_month": p.usd_per_month, "usd_per_1M_tokens": p.usd_per_1M_tokens,
             "weights_per_gpu_GiB": p.weights_per_gpu_GiB, "kv_tokens": p.kv_tokens_per_gpu,
-            "kv_requests": p.kv_requests}
+            "kv_requests": p.kv_requests, "kind": p.kind, "prefill_ep": lay.prefill_ep, **pools_data(p)}
+
+
+def pools_data(p: ServingPlan) -> dict[str, Any]:
+    """A disaggregated plan's two pools (size_pools); None for a co-located plan. ``replicas`` of a
+    disaggregated plan are its decode instances, ``group_*`` figures per decode instance."""
+    r = p.pools or {}
+    keys = {"prefill_instances": "prefill_instances", "prefill_gpus": "prefill_gpus",
+            "prefill_gpus_per_instance": "prefill_gpus_per_instance", "prefill_busy_frac": "prefill_busy_frac",
+            "decode_instances": "decode_instances", "decode_gpus": "decode_gpus",
+            "decode_gpus_per_instance": "decode_gpus_per_instance", "decode_batch_per_rank": "decode_batch_per_rank"}
+    return {k: r.get(v) for k, v in keys.items()}
 
 
 def rejected_data(res: ServingResult) -> list[dict[str, Any]]:
@@ -116,13 +130,16 @@ def serving_data(req: PlanRequest, catalog, res: ServingResult, names: dict[int,
 
     data: dict[str, Any] = {
         "status": "feasible" if res.plans else "infeasible", "load": req.serving.model_dump(),
-        "engine": engine_id(req),
-        "search": {"layouts": res.layouts, "plans": len(res.plans), "rejected": len(res.rejections),
+        "engine": engine_id(req), "disaggregation": req.serving.disaggregation,
+        "search": {"layouts": res.layouts, "disaggregated": res.disaggregated, "plans": len(res.plans),
+                   "rejected": len(res.rejections),
                    "layout_rules": {k: {"count": v[0], "example": v[1]} for k, v in res.removed.items()}},
-        "rejected": rejected_data(res), "recommended": None, "alternatives": {}}
+        "rejected": rejected_data(res), "recommended": None, "other_kind": None, "alternatives": {}}
     if res.plans:
         best, rec = res.best_per_gpu(), res.plans[0]
         data["recommended"] = plan_data(rec, names.get(id(rec), ""))
+        other = other_kind(req, res)
+        data["other_kind"] = plan_data(other, names.get(id(other), "")) if other else None
         data["alternatives"] = {g: plan_data(best[g], names.get(id(best[g]), "")) if g in best else None
                                 for g in req.candidate_gpus if g != rec.layout.gpu}
     else:
@@ -130,13 +147,24 @@ def serving_data(req: PlanRequest, catalog, res: ServingResult, names: dict[int,
     return data
 
 
+def other_kind(req: PlanRequest, res: ServingResult) -> ServingPlan | None:
+    """The best plan of the kind the recommended plan is not (None when the search sized only one
+    kind, ``serving.disaggregation`` off or only, or none of the other kind carries the load)."""
+    if not res.plans or req.serving.disaggregation != "auto":
+        return None
+    rec = res.plans[0]
+    return res.best_of_kind("co-located" if rec.layout.disaggregated else "disaggregated")
+
+
 def plans_for_book(req: PlanRequest, res: ServingResult) -> list[ServingPlan]:
-    """The workbook's serving columns: the recommended plan, then the best of every other GPU."""
+    """The workbook's serving columns: the recommended plan, the best of the other kind, then the
+    best of every other GPU."""
     if not res.plans:
         return []
     best = res.best_per_gpu()
     rec = res.plans[0]
-    return [rec] + [best[g] for g in req.candidate_gpus if g in best and g != rec.layout.gpu]
+    out = [rec, other_kind(req, res)] + [best[g] for g in req.candidate_gpus if g in best and g != rec.layout.gpu]
+    return list({id(p): p for p in out if p is not None}.values())  # the other kind may be another GPU's best
 
 
-__all__ = ["serving_data", "plans_for_book", "plan_data", "rejected_data", "advise", "CHECK_LABELS"]
+__all__ = ["serving_data", "plans_for_book", "other_kind", "plan_data", "pools_data", "rejected_data", "advise", "CHECK_LABELS"]

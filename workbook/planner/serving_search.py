@@ -11,7 +11,13 @@ needs ``replicas = ceil(load / per-group rate)`` groups (a ``concurrency`` load:
 system at that rate, Little's law, over the group's batch), GPUs = replicas x TP x EP; the cost per
 month is GPU-hours x the price basis, and per 1M output tokens the same over the tokens served.
 Plans rank by cost per month, then $/1M, then fewer GPUs. A layout that fails records the check,
-its value, the limit and the relative excess.
+its value, the limit and the relative excess. With ``constraints.allow_cross_node_ep`` a group may
+also span whole nodes (TP x EP a multiple of the GPUs per node, EP up to ``ep_max``), as DeepSeek's
+EP32 prefill and EP144 decode instances do.
+
+``serving.disaggregation`` (off, the default; auto; only) adds or keeps only the disaggregated
+candidates of ``serving_disagg_search`` (separate prefill and decode pools,
+``reference.serving_disagg.size_pools``); both kinds rank together on the same keys.
 """
 
 from __future__ import annotations
@@ -38,13 +44,30 @@ CONCURRENCY_STEPS = 60
 
 @dataclass(frozen=True)
 class ServingLayout:
+    """A co-located serving group (``prefill_ep`` None) or a disaggregated deployment: decode
+    instances of TP x EP and prefill instances of TP x ``prefill_ep``."""
+
     gpu: str
     tp: int
     ep: int
     engine: str
+    prefill_ep: int | None = None
+
+    @property
+    def disaggregated(self) -> bool:
+        return self.prefill_ep is not None
+
+    @property
+    def kind(self) -> str:
+        return "disaggregated" if self.disaggregated else "co-located"
 
     def label(self) -> str:
-        return f"{self.gpu} TP{self.tp}" + (f" EP{self.ep}" if self.ep > 1 else "") + f" ({self.engine})"
+        def group(ep: int) -> str:
+            return f"TP{self.tp}" + (f" EP{ep}" if ep > 1 else "")
+
+        if self.disaggregated:
+            return f"{self.gpu} prefill {group(self.prefill_ep)} + decode {group(self.ep)} ({self.engine})"
+        return f"{self.gpu} {group(self.ep)} ({self.engine})"
 
 
 @dataclass
@@ -78,17 +101,23 @@ class ServingPlan:
     weights_per_gpu_GiB: float
     kv_tokens_per_gpu: float
     kv_requests: float
+    pools: dict[str, float] | None = None  # disaggregated: serving_disagg.size_pools of the deployment
+
+    @property
+    def kind(self) -> str:
+        return self.layout.kind
 
     def key(self) -> tuple:
-        return (self.usd_per_month, self.usd_per_1M_tokens, self.num_gpus, self.layout.tp, self.layout.ep,
-                self.layout.gpu)
+        return (self.usd_per_month, self.usd_per_1M_tokens, self.num_gpus, self.layout.disaggregated, self.layout.tp,
+                self.layout.ep, self.layout.prefill_ep or 0, self.layout.gpu)
 
 
 @dataclass
 class ServingResult:
     plans: list[ServingPlan] = field(default_factory=list)  # ranked
     rejections: list[ServingRejection] = field(default_factory=list)
-    layouts: int = 0
+    layouts: int = 0  # co-located layouts evaluated
+    disaggregated: int = 0  # disaggregated (decode layout, prefill EP) candidates evaluated
     removed: dict[str, list] = field(default_factory=dict)  # layout rule -> [count, example]
 
     def best_per_gpu(self) -> dict[str, ServingPlan]:
@@ -96,6 +125,10 @@ class ServingResult:
         for p in self.plans:
             out.setdefault(p.layout.gpu, p)
         return out
+
+    def best_of_kind(self, kind: str) -> ServingPlan | None:
+        """The best plan of one kind (co-located or disaggregated), None when none carries the load."""
+        return next((p for p in self.plans if p.kind == kind), None)
 
 
 def engine_id(req: PlanRequest) -> str:
@@ -105,8 +138,34 @@ def engine_id(req: PlanRequest) -> str:
     return req.serving.engine or DEFAULT_ENGINE
 
 
+def ep_choices(req: PlanRequest, model, gpu) -> list[int]:
+    """EP degrees dividing the routed experts (1 for a dense model): up to a node, or up to ``ep_max``
+    with ``allow_cross_node_ep``."""
+    if not (model.moe and model.n_routed_experts):
+        return [1]
+    c = req.constraints
+    top = min(c.ep_max, int(model.n_routed_experts)) if c.allow_cross_node_ep else int(gpu.gpus_per_node)
+    return [e for e in range(1, top + 1) if int(model.n_routed_experts) % e == 0]
+
+
+def group_rule(req: PlanRequest, gpu, tp: int, ep: int) -> tuple[str, str] | None:
+    """The layout rule a TP x EP group breaks (rule, example), None when it may be laid out: inside a
+    node, or with ``allow_cross_node_ep`` over whole nodes within ``max_gpus``."""
+    gpn, n = int(gpu.gpus_per_node), tp * ep
+    if n <= gpn:
+        return None
+    if not req.constraints.allow_cross_node_ep:
+        return "tp_ep_outside_node", f"TP{tp} x EP{ep} > {gpn} GPUs of a node"
+    if n % gpn:
+        return "tp_ep_whole_nodes", f"TP{tp} x EP{ep} = {n} GPUs is not whole nodes of {gpn}"
+    if n > req.constraints.max_gpus:
+        return "tp_ep_over_max_gpus", f"TP{tp} x EP{ep} = {n} GPUs > max_gpus {req.constraints.max_gpus}"
+    return None
+
+
 def layouts(req: PlanRequest, model, gpu, removed: dict[str, list] | None = None) -> list[ServingLayout]:
-    """TP 1, 2, 4, 8 inside a node dividing the heads; EP (MoE) dividing the experts, TP x EP in a node."""
+    """TP 1, 2, 4, 8 inside a node dividing the heads; EP (MoE) dividing the experts, TP x EP in a
+    node (or whole nodes, ``allow_cross_node_ep``)."""
     removed = {} if removed is None else removed
     gpn, eng = int(gpu.gpus_per_node), engine_id(req)
 
@@ -114,8 +173,7 @@ def layouts(req: PlanRequest, model, gpu, removed: dict[str, list] | None = None
         removed.setdefault(rule, [0, example])[0] += 1
 
     out = []
-    eps = [e for e in range(1, gpn + 1) if int(model.n_routed_experts or 0) % e == 0] \
-        if model.moe and model.n_routed_experts else [1]
+    eps = ep_choices(req, model, gpu)
     for tp in TP_CHOICES:
         if tp > gpn:
             drop("tp_outside_node", f"TP{tp} > {gpn} GPUs of a node")
@@ -124,8 +182,9 @@ def layouts(req: PlanRequest, model, gpu, removed: dict[str, list] | None = None
             drop("tp_divides_heads", f"TP{tp} does not divide {model.n_heads} heads")
             continue
         for ep in eps:
-            if tp * ep > gpn:
-                drop("tp_ep_outside_node", f"TP{tp} x EP{ep} > {gpn} GPUs of a node")
+            broken = group_rule(req, gpu, tp, ep)
+            if broken:
+                drop(*broken)
                 continue
             out.append(ServingLayout(gpu.id, tp, ep, eng))
     return out
@@ -138,14 +197,25 @@ def scenario(req: PlanRequest, lay: ServingLayout, model_fields: dict, *, replic
     from workbook.scenario.model import Scenario
 
     sv = req.serving
+    ep = f"-ep{lay.ep}" if lay.ep > 1 else ""
+    if lay.disaggregated:
+        default = f"serve-{lay.gpu}-disagg-pf-tp{lay.tp}-ep{lay.prefill_ep}-dec-tp{lay.tp}{ep}"
+        what = f"serving {lay.label()}, prefill and decode pools sized for the load"
+    else:
+        default = f"serve-{lay.gpu}-tp{lay.tp}{ep}-x{replicas}"
+        what = f"serving {lay.label()} x {replicas} replicas"
+    inference = {"serving_model": "engine", "engine": lay.engine, "tp": lay.tp, "ep": lay.ep,
+                 "replicas": replicas, "arrival_rate_rps": arrival_rate_rps,
+                 "prompt_tokens": sv.prompt_tokens, "output_tokens": sv.output_tokens,
+                 "ttft_target_ms": sv.ttft_ms, "tpot_target_ms": sv.tpot_ms}
+    if sv.weight_precision is not None:
+        inference["weight_precision"] = sv.weight_precision
+    if lay.disaggregated:
+        inference.update(disaggregated="on", prefill_ep=lay.prefill_ep)
     return Scenario.model_validate({
-        "name": name or f"serve-{lay.gpu}-tp{lay.tp}" + (f"-ep{lay.ep}" if lay.ep > 1 else "") + f"-x{replicas}",
-        "description": f"{req.title} ({req.request_id}): serving {lay.label()} x {replicas} replicas",
+        "name": name or default, "description": f"{req.title} ({req.request_id}): {what}",
         **model_fields, "gpu": lay.gpu, "purpose": "serving",
-        "inference": {"serving_model": "engine", "engine": lay.engine, "tp": lay.tp, "ep": lay.ep,
-                      "replicas": replicas, "arrival_rate_rps": arrival_rate_rps,
-                      "prompt_tokens": sv.prompt_tokens, "output_tokens": sv.output_tokens,
-                      "ttft_target_ms": sv.ttft_ms, "tpot_target_ms": sv.tpot_ms},
+        "inference": inference,
         "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd},
     })
 
@@ -207,7 +277,7 @@ class Group:
         return lo
 
 
-def _weights_room_GiB(g: Group) -> float:
+def weights_room_GiB(g: Group) -> float:
     """Weights per GPU at which the engine's KV budget reaches 0 (the ledger of kv_capacity)."""
     c, eng = g.cap, g.engine
     budget0 = em.kv_budget_bytes(rule=eng.memory_rule, memory_fraction=c["memory_fraction"],
@@ -228,7 +298,7 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
         return ServingRejection(lay.gpu, label, check, value, limit, unit, detail=detail)
 
     if g.cap["kv_budget_GiB"] <= 0:
-        return reject("serving_weights_fit", g.cap["weights_GiB"], _weights_room_GiB(g), "GiB",
+        return reject("serving_weights_fit", g.cap["weights_GiB"], weights_room_GiB(g), "GiB",
                       "weights per GPU against the room the engine's memory rule leaves them")
     if g.cap["concurrent_requests"] < 1:
         return reject("serving_kv_holds_request", sv.prompt_tokens + sv.output_tokens, g.cap["kv_tokens"], "tokens",
@@ -270,24 +340,34 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
 
 
 def search_serving(req: PlanRequest, catalog, gpus: list[str] | None = None) -> ServingResult:
-    """Every layout of every candidate GPU (or ``gpus``); plans ranked by $/month, then $/1M."""
+    """Every layout of every candidate GPU (or ``gpus``), co-located and (``serving.disaggregation``)
+    disaggregated; plans of both kinds ranked by $/month, then $/1M."""
     from workbook.planner.candidates import model_of
+    from workbook.planner.serving_disagg_search import search_disaggregated
 
     model, fields = model_of(req, catalog)
     res = ServingResult()
+    mode = req.serving.disaggregation
     for gid in gpus or req.candidate_gpus:
-        for lay in layouts(req, model, catalog.gpu(gid), res.removed):
-            res.layouts += 1
-            got = evaluate(req, lay, catalog, fields)
-            (res.plans if isinstance(got, ServingPlan) else res.rejections).append(got)
+        lays = layouts(req, model, catalog.gpu(gid), res.removed)
+        if mode != "only":
+            for lay in lays:
+                res.layouts += 1
+                got = evaluate(req, lay, catalog, fields)
+                (res.plans if isinstance(got, ServingPlan) else res.rejections).append(got)
+        if mode != "off":
+            search_disaggregated(req, model, lays, catalog, fields, res)
     res.plans.sort(key=ServingPlan.key)
     return res
 
 
 def plan_scenario(req: PlanRequest, plan: ServingPlan, model_fields: dict):
-    """The plan as a workbook column: its replicas and the total arrival rate they share."""
-    return scenario(req, plan.layout, model_fields, replicas=plan.replicas, arrival_rate_rps=plan.load_rps)
+    """The plan as a workbook column: its replicas (disaggregated: 1, the pools are sized from the
+    load) and the total arrival rate they share."""
+    return scenario(req, plan.layout, model_fields, replicas=1 if plan.layout.disaggregated else plan.replicas,
+                    arrival_rate_rps=plan.load_rps)
 
 
 __all__ = ["ServingLayout", "ServingPlan", "ServingRejection", "ServingResult", "search_serving", "plan_scenario",
-           "layouts", "evaluate", "engine_id", "HOURS_PER_MONTH"]
+           "layouts", "ep_choices", "group_rule", "evaluate", "engine_id", "context", "Group", "weights_room_GiB",
+           "HOURS_PER_MONTH"]

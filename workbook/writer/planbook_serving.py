@@ -1,7 +1,9 @@
 """The plan workbook's serving part (issue 9, serving search): on the Recommendation sheet the
 recommended serving plan (GPUs, replicas, load carried, TTFT, TPOT, $/month, $/1M output tokens) as
-links to the calculated rows of its scenario column, the serving columns side by side, and on the
-Rejected sheet the serving search's rejections. ``PlanBook.data["serving"]`` names the columns.
+links to the calculated rows of its scenario column (a disaggregated plan: its prefill and decode
+pools from the Inference sheet's disaggregated block), the serving columns side by side (the best of
+the other kind, co-located or disaggregated, second), and on the Rejected sheet the serving search's
+rejections. ``PlanBook.data["serving"]`` names the columns.
 """
 
 from __future__ import annotations
@@ -34,8 +36,31 @@ SERVING_ROWS = [
     ("Serving cost per 1M output tokens", "infer_usd_per_1M_tokens", "USD/1M tokens"),
     ("Serving checks failed (load, TTFT, TPOT, memory)", "hard_failures_count", "count"),
 ]
+#: (label, row key, unit) of a disaggregated serving plan; links to its column (Inference, srv_dis_ rows)
+DISAGG_ROWS = SERVING_ROWS[:2] + [
+    ("Disaggregated serving (separate prefill and decode pools)", "inference.disaggregated", "choice"),
+    ("TP per instance (both pools)", "inference.tp", "GPUs"),
+    ("EP per decode instance", "inference.ep", "GPUs"),
+    ("EP per prefill instance", "srv_dis_pf_ep", "GPUs"),
+    ("Prefill instances", "srv_dis_pf_instances", "instances"),
+    ("Prefill pool GPUs", "srv_dis_pf_gpus", "GPUs"),
+    ("Prefill pool busy share", "srv_dis_pf_busy_frac", "fraction"),
+    ("Decode instances", "srv_dis_dec_instances", "instances"),
+    ("Decode pool GPUs", "srv_dis_dec_gpus", "GPUs"),
+    ("Decode batch per attention-DP rank at the TPOT target", "srv_dis_batch", "sequences"),
+    ("GPUs (both pools)", "srv_gpus_in_use", "GPUs"),
+    ("Load carried", "inference.arrival_rate_rps", "requests/s"),
+    ("Requests decoding (Little's law)", "srv_dis_concurrency", "sequences"),
+    ("KV capacity per decode GPU (tokens)", "srv_kv_tokens", "tokens"),
+    ("Weights per decode GPU", "srv_weights_per_gpu_GiB", "GiB"),
+    ("TTFT (prefill pool)", "srv_ttft_ms_in_use", "ms"),
+    ("TTFT target", "inference.ttft_target_ms", "ms"),
+    ("TPOT (decode pool)", "srv_tpot_ms_in_use", "ms"),
+] + SERVING_ROWS[-6:]  # TPOT target, tokens/s, price, costs, checks
 #: the serving columns compared
-SERVING_WHY = [("GPU", "gpu", "id"), ("GPUs", "srv_gpus_in_use", "GPUs"), ("Replicas", "inference.replicas", "replicas"),
+SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated", "choice"),
+               ("GPUs", "srv_gpus_in_use", "GPUs"),
+               ("Replicas (co-located groups; 1 when disaggregated)", "inference.replicas", "replicas"),
                ("TTFT (ms)", "srv_ttft_ms_in_use", "ms"), ("TPOT (ms)", "srv_tpot_ms_in_use", "ms"),
                ("Cost per hour (USD/h)", "infer_hourly_cost_usd", "USD/h"),
                ("Cost per 1M output tokens (USD)", "infer_usd_per_1M_tokens", "USD/1M tokens"),
@@ -49,8 +74,10 @@ def serving_columns(names: list[str], plan) -> list[int]:
     rec = sv.get("recommended")
     if not rec:
         return []
-    order = [rec["scenario"]] + [a["scenario"] for a in (sv.get("alternatives") or {}).values() if a]
-    return [names.index(n) for n in order if n in names]
+    other = sv.get("other_kind")
+    order = [rec["scenario"]] + ([other["scenario"]] if other else []) + \
+        [a["scenario"] for a in (sv.get("alternatives") or {}).values() if a]
+    return list(dict.fromkeys(names.index(n) for n in order if n in names))
 
 
 def trains(plan) -> bool:
@@ -79,8 +106,10 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
                    "block", "label")
         return row
     i0 = cols[0]
-    w.text(sheet, row, 0, f"The serving plan: {names[i0]}", "block", "label")
-    for label, name, unit in SERVING_ROWS:
+    sv = plan.data["serving"]
+    kind = sv["recommended"]["kind"]
+    w.text(sheet, row, 0, f"The serving plan ({kind}): {names[i0]}", "block", "label")
+    for label, name, unit in DISAGG_ROWS if kind == "disaggregated" else SERVING_ROWS:
         row += 1
         w.text(sheet, row, 0, label, "label", "label")
         _link(w, sheet, row, 1, name, results, i0, unit=unit, cached=_cached(name, results, plan, i0))
@@ -93,7 +122,9 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
             w.text(sheet, row, 2, "USD/month", "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
     row += 2
-    w.text(sheet, row, 0, "Serving plans compared (recommended first, then the best per GPU)", "block", "label")
+    other = sv.get("other_kind")
+    then = f"the best {other['kind']} plan, " if other else ""
+    w.text(sheet, row, 0, f"Serving plans compared (recommended first, then {then}the best per GPU)", "block", "label")
     for j, i in enumerate(cols[:3]):
         w.text(sheet, row, 1 + j, names[i], "header", "header")
     for label, name, unit in SERVING_WHY:

@@ -1,0 +1,53 @@
+"""The plan workbook of the disaggregated serving request (`workbook plan
+catalog/requests/serve-deepseek-v3-h800.yaml`): the recommended column has disaggregated serving on
+with the search's prefill EP; every workbook rule and `workbook verify` pass; after a LibreOffice
+recalculation the Recommendation's pools, GPUs, TTFT, TPOT and costs read the search's figures; twice
+the arrival rate in the column sizes larger pools live."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.planner.helpers import assert_book_passes_rules_and_verifies, plan_with_cli, recommendation_recalculated
+from workbook.engines.libreoffice import find_soffice
+
+pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+REQUEST = "catalog/requests/serve-deepseek-v3-h800.yaml"
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory):
+    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("serve-disagg"), "serve-deepseek-v3-h800")
+
+
+def test_the_book_passes_every_rule_and_verifies(planned):
+    xlsx, data = planned
+    assert data["serving"]["recommended"]["kind"] == "disaggregated"
+    assert_book_passes_rules_and_verifies(xlsx)
+
+
+def test_recommendation_reads_the_pools_live_and_twice_the_load_takes_larger_pools(planned, tmp_path):
+    xlsx, data = planned
+    rec = data["serving"]["recommended"]
+    v, d = recommendation_recalculated(xlsx, tmp_path, "inference.arrival_rate_rps", 2 * rec["load_rps"])
+
+    assert v("Disaggregated serving (separate prefill and decode pools)") == "on"
+    assert (v("EP per prefill instance"), v("EP per decode instance")) == (rec["prefill_ep"], rec["ep"])
+    assert v("Prefill instances") == rec["prefill_instances"] and v("Decode instances") == rec["decode_instances"]
+    assert v("Prefill pool GPUs") == rec["prefill_gpus"] and v("Decode pool GPUs") == rec["decode_gpus"]
+    assert v("GPUs (both pools)") == rec["num_gpus"] == 1712
+    assert v("Decode batch per attention-DP rank at the TPOT target") == rec["decode_batch_per_rank"]
+    assert v("TTFT (prefill pool)") == pytest.approx(rec["ttft_ms"], rel=1e-9)
+    assert v("TPOT (decode pool)") == pytest.approx(rec["tpot_ms"], rel=1e-9)
+    assert v("Output tokens/s served") == pytest.approx(rec["tokens_per_s"], rel=1e-9)
+    assert v("Serving cost per 1M output tokens") == pytest.approx(rec["usd_per_1M_tokens"], rel=1e-9)
+    from workbook.writer.planbook_serving import MONTH_LABEL
+
+    assert v(MONTH_LABEL) == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert v("Serving checks failed (load, TTFT, TPOT, memory)") == 0
+    # twice the load: both pools grow with it, the decode pool keeps its batch and TPOT, cost per token stays close
+    assert d("Prefill instances") == pytest.approx(2 * rec["prefill_instances"], abs=1)
+    assert d("Decode instances") == pytest.approx(2 * rec["decode_instances"], abs=1)
+    assert d("GPUs (both pools)") > 1.9 * rec["num_gpus"]
+    assert d("TPOT (decode pool)") == pytest.approx(rec["tpot_ms"], rel=1e-9)
+    assert d("Serving checks failed (load, TTFT, TPOT, memory)") == 0
