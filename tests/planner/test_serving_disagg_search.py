@@ -33,6 +33,7 @@ def deepseek():
 def _size_pools_of_column(req, plan) -> dict:
     """size_pools called afresh from the plan's workbook column (its scenario resolved by the calc layer)."""
     from workbook.calc.serving_memory import capacity, engine_of
+    from workbook.calc.serving_memory import ep_overlap_frac
     from workbook.calc.serving_step import decode_kwargs
     from workbook.reference.serving_shape import model_shape
 
@@ -40,6 +41,7 @@ def _size_pools_of_column(req, plan) -> dict:
     ctx = context(sc, CATALOG)
     inf, eng = ctx.s.inference, engine_of(ctx)
     assert inf.disaggregated == "on" and inf.prefill_ep == plan.layout.prefill_ep and inf.ep == plan.layout.ep
+    assert inf.ep_overlap_frac is None and ep_overlap_frac(ctx) == eng.ep_overlap_frac == 1.0  # blank: the engine's
     cap = sl.batch_capacity(engine=eng, kv_tokens=capacity(ctx)["kv_tokens"], prompt_tokens=inf.prompt_tokens,
                             output_tokens=inf.output_tokens)
     kw = decode_kwargs(ctx)
@@ -48,7 +50,7 @@ def _size_pools_of_column(req, plan) -> dict:
                          decode_batch_cap=max(cap, 1.0), tpot_target_s=inf.tpot_target_ms / MS_PER_S,
                          cache_hit_frac=inf.cache_hit_frac, tp=inf.tp, ep=inf.ep, prefill_ep=inf.prefill_ep,
                          redundant_experts=inf.redundant_experts, weight_precision=inf.weight_precision,
-                         kv_precision=inf.kv_precision, ep_overlap_frac=inf.ep_overlap_frac,
+                         kv_precision=inf.kv_precision, ep_overlap_frac=ep_overlap_frac(ctx),
                          gpu_hour_usd=ctx.s.cost.gpu_hour_usd)
 
 
@@ -60,11 +62,11 @@ def test_the_deepseek_request_recommends_disaggregated_pools(deepseek):
     assert sv["status"] == "feasible" and sv["disaggregation"] == "auto"
     assert rec["kind"] == "disaggregated" and other["kind"] == "co-located"
     assert (rec["tp"], rec["prefill_ep"], rec["ep"]) == (1, 16, 64)
-    assert rec["num_gpus"] == rec["prefill_gpus"] + rec["decode_gpus"] == 1712
+    assert rec["num_gpus"] == rec["prefill_gpus"] + rec["decode_gpus"] == 1328
     assert rec["prefill_gpus"] == rec["prefill_instances"] * 16 and rec["decode_gpus"] == rec["decode_instances"] * 64
-    assert rec["usd_per_month"] == pytest.approx(1712 * 2.0 * HOURS_PER_MONTH, rel=1e-12)
+    assert rec["usd_per_month"] == pytest.approx(1328 * 2.0 * HOURS_PER_MONTH, rel=1e-12)
     assert rec["ttft_ms"] <= 2000 and rec["tpot_ms"] <= 50 and rec["load_rps"] == 1605.5
-    assert other["usd_per_month"] > rec["usd_per_month"] and other["num_gpus"] == 1920 and other["tpot_ms"] <= 50
+    assert other["usd_per_month"] > rec["usd_per_month"] and other["num_gpus"] == 2688 and other["tpot_ms"] <= 50
     assert [sc.name for sc in out.scenarios] == [rec["scenario"], other["scenario"]]
     assert out.scenarios[0].inference.disaggregated == "on" and out.scenarios[1].inference.disaggregated == "off"
     assert {sc.inference.weight_precision for sc in out.scenarios} == {"fp8"}  # serving.weight_precision
@@ -100,7 +102,7 @@ def test_the_other_kind_on_another_gpu_is_one_column():
 def test_every_disaggregated_option_is_sized_as_size_pools_sizes_it(deepseek):
     req, res = deepseek
     dis = [p for p in res.plans if p.kind == "disaggregated"]
-    assert len(dis) > 50 and res.disaggregated == 324
+    assert len(dis) >= 10 and res.disaggregated == 324
     for p in dis[:3] + dis[-2:]:
         want = _size_pools_of_column(req, p)
         assert p.pools == want

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values, ep_nodes
 from workbook.reference import serving_disagg as sd
@@ -123,7 +123,7 @@ def compute(ctx: Context) -> dict[str, float]:
                         output_tokens=O, decode_batch_cap=cap, tpot_target_s=target, cache_hit_frac=h, tp=tp,
                         ep=inf.ep, prefill_ep=ep_p, redundant_experts=inf.redundant_experts,
                         weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
-                        ep_overlap_frac=inf.ep_overlap_frac, refinements=REFINEMENTS)
+                        ep_overlap_frac=ep_overlap_frac(ctx), refinements=REFINEMENTS)
     assert ep_nodes(ctx) == math.ceil(tp * inf.ep / int(ctx.gpu.gpus_per_node))
     t1 = decode(ctx, 1.0, ctx_tok)
     t_cap = float(q["srv_off_step_s"])

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_load as sl
@@ -136,7 +136,7 @@ def compute(ctx: Context) -> dict[str, float]:
     kw = decode_kwargs(ctx)
     skw = dict(kv_tokens=None, max_num_seqs=cap_used, weight_precision=inf.weight_precision,
                kv_precision=inf.kv_precision, ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
-               ep_overlap_frac=inf.ep_overlap_frac)
+               ep_overlap_frac=ep_overlap_frac(ctx))
     off = sl.offline_throughput(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, tp=inf.tp, ep=inf.ep,
                                 **skw)
     per_step = max(1.0, math.floor(eng.max_num_batched_tokens / p))

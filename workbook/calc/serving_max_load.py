@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_max_load as ml
@@ -146,7 +146,7 @@ def compute(ctx: Context) -> dict[str, float]:
         ttft_target_s=math.inf if inf.ttft_target_ms is None else Tf,
         tpot_target_s=math.inf if inf.tpot_target_ms is None else Tp, tp=inf.tp, ep=inf.ep, kv_tokens=None,
         max_num_seqs=cap, weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
-        redundant_experts=inf.redundant_experts, ep_overlap_frac=inf.ep_overlap_frac, ep_nodes=kw["ep_nodes"])
+        redundant_experts=inf.redundant_experts, ep_overlap_frac=ep_overlap_frac(ctx), ep_nodes=kw["ep_nodes"])
     lam = ref["request_rate_per_s"]
     given = lam > 0
     out.update({

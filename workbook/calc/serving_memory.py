@@ -25,7 +25,7 @@ ENGINE_FIELDS = ["memory_fraction", "max_num_seqs", "max_num_batched_tokens", "b
                  "cuda_graph_GiB", "cuda_graph_in_budget", "cuda_graphs", "cuda_graph_max_batch", "graph_launch_us",
                  "eager_launch_us", "small_kernel_us", "allreduce_alpha_us", "allreduce_bus_efficiency",
                  "custom_allreduce_max_MB", "nccl_alpha_us", "cpu_overhead_frac", "scheduler_steps",
-                 "decode_micro_batches", "prefill_chunk_tokens", "prefill_cuda_graphs"]
+                 "decode_micro_batches", "ep_overlap_frac", "prefill_chunk_tokens", "prefill_cuda_graphs"]
 #: tolerance before rounding a token or request count down (binary noise just below an integer)
 FLOOR_EPS = 1e-9
 
@@ -60,6 +60,12 @@ def device_of(ctx: Context) -> Any:
                            decode_hbm_efficiency=hbm_eff)
 
 
+def ep_overlap_frac(ctx: Context) -> float:
+    """The serving EP overlap: the scenario's, or (blank) the engine profile's."""
+    v = ctx.s.inference.ep_overlap_frac
+    return float(engine_of(ctx).ep_overlap_frac if v is None else v)
+
+
 def memory_fraction(ctx: Context) -> float:
     v = ctx.s.inference.memory_fraction
     return float(engine_of(ctx).memory_fraction if v is None else v)
@@ -76,6 +82,7 @@ def capacity(ctx: Context) -> dict[str, float]:
 
 QUANTITIES = [
     *[Q(f"srv_eng_{f}", _unit(f), f"Engine profile: {f}", "catalog/engines.yaml") for f in ENGINE_FIELDS],
+    Q("srv_ep_overlap_frac", "fraction", "Serving EP overlap in use: the scenario's, blank = the engine profile's", _S),
     Q("srv_memory_rule_position", "count", "Engine memory rule: 1 total fraction (vLLM), 2 static (SGLang), 3 free (TRT-LLM)", _S),
     Q("srv_prefill_separate_flag", "0/1", "Engine prefills in separate steps (1) or in chunks mixed into decode (0)", _S),
     Q("srv_device_known_flag", "0/1", "The GPU has a device record on the Engines sheet (0 = datasheet HBM used)", _S),
@@ -140,6 +147,7 @@ def compute(ctx: Context) -> dict[str, float]:
     req = float(inf.prompt_tokens + inf.output_tokens)
     out = {f"srv_eng_{f}": float(getattr(eng, f)) for f in ENGINE_FIELDS}
     out.update({
+        "srv_ep_overlap_frac": ep_overlap_frac(ctx),
         "srv_memory_rule_position": float(em.MEMORY_RULES.index(eng.memory_rule) + 1),
         "srv_prefill_separate_flag": float(eng.prefill_mode == "separate"),
         "srv_device_known_flag": float(any(dv.gpu == ctx.gpu.id for dv in engines_of(ctx).devices)),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import engine_of
+from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_step import hardware
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
@@ -53,7 +53,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     ep_used = inf.ep if ep is None else ep
     kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=ep_used,
               weight_precision=inf.weight_precision, redundant_experts=inf.redundant_experts,
-              ep_nodes=group_nodes(ctx, ep_used), ep_overlap_frac=inf.ep_overlap_frac)
+              ep_nodes=group_nodes(ctx, ep_used), ep_overlap_frac=ep_overlap_frac(ctx))
     S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
                             **kw)
@@ -159,7 +159,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
             weight_precision=inf.weight_precision, ep_nodes=group_nodes(ctx, inf.ep),
-            ep_overlap_frac=inf.ep_overlap_frac),
+            ep_overlap_frac=ep_overlap_frac(ctx)),
         **pf1,
         "srv_prefill_ms": pf1["srv_pf1_prefill_s"] * MS_PER_S,
         "srv_ttft_idle_ms": t * MS_PER_S,

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import device_of, engine_of
+from workbook.calc.serving_memory import device_of, engine_of, ep_overlap_frac
 from workbook.reference import decode_time as dt
 from workbook.reference.serving_shape import model_shape
 from workbook.units import GB, MS_PER_S, TERA
@@ -68,7 +68,7 @@ def decode_kwargs(ctx: Context) -> dict[str, Any]:
     inf = ctx.s.inference
     return dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=inf.ep, redundant_experts=inf.redundant_experts,
                 weight_precision=inf.weight_precision, kv_precision=inf.kv_precision, ep_nodes=ep_nodes(ctx),
-                ep_overlap_frac=inf.ep_overlap_frac)
+                ep_overlap_frac=ep_overlap_frac(ctx))
 
 
 def decode(ctx: Context, batch: float, context_tokens: float) -> dict[str, float]:

@@ -93,6 +93,7 @@ class EngineProfile(_Sourced):
     nccl_alpha_us: float = Field(..., ge=0, le=10_000, description="fixed time of one NCCL all-reduce; its bandwidth term uses the GPU's nvlink_efficiency (us)")
     cpu_overhead_frac: float = Field(..., ge=0, le=10, description="unoverlapped CPU time per decode step / GPU time of the step")
     scheduler_steps: int = Field(..., ge=1, le=1000, description="decode steps scheduled at once (vLLM multi-step)")
+    ep_overlap_frac: float = Field(..., ge=0, le=1, description="share of the EP all-to-all its micro-batches hide under GPU work (a scenario may override)")
     decode_micro_batches: int = Field(..., ge=1, le=8, description="passes a decode step splits its batch into, run one after another (two-batch overlap: 2)")
     prefill_mode: PrefillMode = Field(..., description="separate prefill steps, or chunks mixed into decode steps")
     prefill_chunk_tokens: int = Field(..., ge=1, le=10_000_000, description="largest prefill chunk (tokens)")

@@ -83,7 +83,7 @@ class Prefill:
                            "tokens", "prefill pool: one prompt against the KV pool per GPU")
         pf = sd.prefill_pool_rate(g.shape, hw=g.kw["hw"], engine=g.engine, prompt_tokens=g.prompt, tp=lay.tp,
                                   ep=lay.ep, redundant_experts=g.kw["redundant_experts"],
-                                  weight_precision=g.kw["weight_precision"])
+                                  weight_precision=g.kw["weight_precision"], ep_overlap_frac=g.kw["ep_overlap_frac"])
         ttft = 1.5 * pf["prefill_s"] * MS_PER_S
         if ttft > sv.ttft_ms:
             return _reject(lay.gpu, label, "serving_ttft_target", ttft, sv.ttft_ms, "ms",

@@ -233,7 +233,7 @@ class Group:
     """One serving group of a layout, sized as calc.serving_memory / calc.serving_load size it."""
 
     def __init__(self, req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict):
-        from workbook.calc.serving_memory import capacity, engine_of
+        from workbook.calc.serving_memory import capacity, engine_of, ep_overlap_frac
         from workbook.calc.serving_step import decode_kwargs
         from workbook.reference.serving_shape import model_shape
 
@@ -250,7 +250,7 @@ class Group:
                        tp=lay.tp, ep=lay.ep, kv_tokens=None, max_num_seqs=max(self.batch_cap, 1.0),
                        weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
                        ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
-                       ep_overlap_frac=inf.ep_overlap_frac)
+                       ep_overlap_frac=ep_overlap_frac(self.ctx))
 
     def steady(self, rate_rps: float) -> dict[str, float]:
         return sl.steady_state(self.shape, arrival_rate_per_s=rate_rps, **self.kw)

@@ -234,9 +234,9 @@ class InferenceInputs(_Strict):
     redundant_experts: int = In(0, title="Redundant experts", unit="count", example=32, ge=0, le=4096,
                                 desc="Redundant routed-expert replicas per MoE layer in the serving EP group",
                                 note="EP > 1 only (EPLB); DeepSeek decode 32")
-    ep_overlap_frac: float = In(0.0, title="Serving EP overlap", unit="fraction", example=1.0, ge=0, le=1,
-                                desc="Share of the serving EP all-to-all hidden under the step's GPU work",
-                                note="DeepSeek's two micro-batches: 1; 0 = none")
+    ep_overlap_frac: Optional[float] = In(None, title="Serving EP overlap", unit="fraction", example=1.0, ge=0,
+                                          le=1, desc="Share of the serving EP all-to-all hidden under the step's GPU work",
+                                          note="blank = the engine profile's (DeepSeek's two micro-batches: 1; 0 = none)")
     disaggregated: OnOff = In("off", title="Disaggregated serving", unit="choice", example="on",
                               desc="Separate prefill and decode pools sized from the load (engine model)",
                               note="docs/serving.md Disaggregated serving; DeepSeek day 6")

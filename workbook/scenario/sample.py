@@ -137,7 +137,8 @@ def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> di
         "tpot_target_ms": rng.choice([None, 20.0, 200.0]),
         "measured_tokens_per_s_per_gpu": rng.choice([None, None, None, 500.0]),
         "redundant_experts": rng.choice([0, 8]) if experts else 0,
-        "ep_overlap_frac": rng.choice([0.0, 0.5, 1.0]),
+        # blank (the engine profile's) every fourth; the draw is made either way (same random stream)
+        "ep_overlap_frac": [rng.choice([0.0, 0.5, 1.0]), None][i % 4 == 0],
         # disaggregated pools (drawn from i, so the random stream above is unchanged)
         "disaggregated": "on" if i % 3 == 1 else "off",
         "prefill_ep": [None, 1, 2, 8][i % 4] if not experts or experts % 8 == 0 else None,

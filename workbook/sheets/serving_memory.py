@@ -53,6 +53,8 @@ ITEMS = {
     # no device record: the datasheet HBM (decimal GB) as the total the CUDA runtime reports
     "srv_device_total_GiB": f"=IF({{srv_device_known_flag}}=1,INDEX(cat_device_cuda_total_GiB,{_DEV}),"
     "{gpu_hbm_GB}*c_GB/c_GiB)",
+    "srv_ep_overlap_frac": "=IF(ISBLANK({inference.ep_overlap_frac}),{srv_eng_ep_overlap_frac},"
+    "{inference.ep_overlap_frac})",
     "srv_memory_fraction": "=IF(ISBLANK({inference.memory_fraction}),{srv_eng_memory_fraction},"
     "{inference.memory_fraction})",
     "srv_attn_replicated_per_layer": "={model_is_mla_flag}*{model_d_model}*({model_kv_lora_rank}"

@@ -25,7 +25,7 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
         f"{p}_{part}_gpu_s": f"={{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
         f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}}",
         f"{p}_{part}_s": f"=MAX({{{p}_{part}_gpu_s}},{{srv_prefill_cpu_s}})+MAX(0,{{srv_ep_fixed_s}}"
-        f"+{tc}*{{srv_pf_ep_s_per_token}}-{{inference.ep_overlap_frac}}*{{{p}_{part}_gpu_s}})",
+        f"+{tc}*{{srv_pf_ep_s_per_token}}-{{srv_ep_overlap_frac}}*{{{p}_{part}_gpu_s}})",
     }
 
 
@@ -73,7 +73,7 @@ ITEMS = {
     "*{eff_nvlink_efficiency}))",
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
-    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+(1-{inference.ep_overlap_frac})*{srv_pf_ep_s_per_token}",
+    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+(1-{srv_ep_overlap_frac})*{srv_pf_ep_s_per_token}",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
     "srv_ttft_idle_ms": "={srv_prefill_ms}",
