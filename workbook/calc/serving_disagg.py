@@ -95,16 +95,13 @@ QUANTITIES = [
 
 def _pool_alltoall(ctx: Context, shape, eng, ep_p: int) -> dict[str, float]:
     """The prefill pool's all-to-all rows (prefill_time.prefill_alltoall at the pool's EP and nodes)."""
-    from workbook.calc.serving_prefill import group_nodes
     from workbook.calc.serving_step import hardware
     from workbook.reference.prefill_time import prefill_alltoall
 
-    hw = hardware(ctx)
-    nodes = group_nodes(ctx, ep_p)
-    a2a = prefill_alltoall(shape, hw=hw, engine=eng, ep=ep_p, ep_nodes=nodes)
+    nodes = ep_nodes(ctx, ep_p)
+    a2a = prefill_alltoall(shape, hw=hardware(ctx), engine=eng, ep=ep_p, ep_nodes=nodes)
     on = float(shape.moe and ep_p > 1)
-    alpha = hw["network_latency_s"] if nodes > 1 else eng.allreduce_alpha_us * 1e-6
-    return {"srv_dis_pf_ep_flag": on, "srv_dis_pf_nodes": float(nodes), "srv_dis_pf_alpha_s": alpha,
+    return {"srv_dis_pf_ep_flag": on, "srv_dis_pf_nodes": float(nodes), "srv_dis_pf_alpha_s": a2a["alpha_s"],
             "srv_dis_pf_ep_fixed_s": a2a["fixed_s"], "srv_dis_pf_remote_nodes": a2a["remote_nodes"],
             "srv_dis_pf_other_gpus": a2a["other_gpus"], "srv_dis_pf_ep_s_per_token": a2a["s_per_token"]}
 
@@ -124,7 +121,6 @@ def compute(ctx: Context) -> dict[str, float]:
                         ep=inf.ep, prefill_ep=ep_p, redundant_experts=inf.redundant_experts,
                         weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
                         ep_overlap_frac=ep_overlap_frac(ctx), refinements=REFINEMENTS)
-    assert ep_nodes(ctx) == math.ceil(tp * inf.ep / int(ctx.gpu.gpus_per_node))
     t1 = decode(ctx, 1.0, ctx_tok)
     t_cap = float(q["srv_off_step_s"])
     out: dict[str, float] = {

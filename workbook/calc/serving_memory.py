@@ -60,15 +60,20 @@ def device_of(ctx: Context) -> Any:
                            decode_hbm_efficiency=hbm_eff)
 
 
+def _scenario_or_engine(ctx: Context, name: str) -> float:
+    """An inference input that a blank leaves to the engine profile's field of the same name."""
+    v = getattr(ctx.s.inference, name)
+    return float(getattr(engine_of(ctx), name) if v is None else v)
+
+
 def ep_overlap_frac(ctx: Context) -> float:
     """The serving EP overlap: the scenario's, or (blank) the engine profile's."""
-    v = ctx.s.inference.ep_overlap_frac
-    return float(engine_of(ctx).ep_overlap_frac if v is None else v)
+    return _scenario_or_engine(ctx, "ep_overlap_frac")
 
 
 def memory_fraction(ctx: Context) -> float:
-    v = ctx.s.inference.memory_fraction
-    return float(engine_of(ctx).memory_fraction if v is None else v)
+    """The engine memory fraction: the scenario's, or (blank) the engine profile's."""
+    return _scenario_or_engine(ctx, "memory_fraction")
 
 
 def capacity(ctx: Context) -> dict[str, float]:

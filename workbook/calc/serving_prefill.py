@@ -13,7 +13,7 @@ import math
 
 from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import engine_of, ep_overlap_frac
-from workbook.calc.serving_step import hardware
+from workbook.calc.serving_step import ep_nodes, hardware
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
@@ -53,7 +53,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     ep_used = inf.ep if ep is None else ep
     kw = dict(hw=hardware(ctx), engine=engine_of(ctx), tp=inf.tp, ep=ep_used,
               weight_precision=inf.weight_precision, redundant_experts=inf.redundant_experts,
-              ep_nodes=group_nodes(ctx, ep_used), ep_overlap_frac=ep_overlap_frac(ctx))
+              ep_nodes=ep_nodes(ctx, ep_used), ep_overlap_frac=ep_overlap_frac(ctx))
     S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
                             **kw)
@@ -72,11 +72,6 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
         f"{prefix}_last_s": tail["t"],
         f"{prefix}_prefill_s": total["prefill_s"],
     }
-
-
-def group_nodes(ctx: Context, ep: int) -> int:
-    """Nodes a serving group of TP x ``ep`` GPUs spans (its all-to-all crosses them)."""
-    return int(math.ceil(ctx.s.inference.tp * ep / int(ctx.gpu.gpus_per_node)))
 
 
 def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float,
@@ -142,7 +137,7 @@ def compute(ctx: Context) -> dict[str, float]:
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = shape.layers * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
     pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens))
-    a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=group_nodes(ctx, inf.ep))
+    a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=ep_nodes(ctx))
     t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
     return {
         "srv_prefill_kernels": float(kernels),
@@ -158,7 +153,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_pf_ep_s_per_token": a2a["s_per_token"],
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
-            weight_precision=inf.weight_precision, ep_nodes=group_nodes(ctx, inf.ep),
+            weight_precision=inf.weight_precision, ep_nodes=ep_nodes(ctx),
             ep_overlap_frac=ep_overlap_frac(ctx)),
         **pf1,
         "srv_prefill_ms": pf1["srv_pf1_prefill_s"] * MS_PER_S,

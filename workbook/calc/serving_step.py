@@ -10,12 +10,12 @@ other batches. The step is per GPU of the serving group; TP ranks run in lockste
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import device_of, engine_of, ep_overlap_frac
 from workbook.reference import decode_time as dt
+from workbook.reference.attention_dp import group_nodes
 from workbook.reference.serving_shape import model_shape
 from workbook.units import GB, MS_PER_S, TERA
 
@@ -57,10 +57,10 @@ def hardware(ctx: Context) -> dict[str, float]:
     return dt.serving_hardware(gpu=ctx.gpu, efficiency=ctx.eff, device=device_of(ctx))
 
 
-def ep_nodes(ctx: Context) -> int:
-    """Nodes one serving group spans: ceil(TP·EP / GPUs per node)."""
+def ep_nodes(ctx: Context, ep: int | None = None) -> int:
+    """Nodes one serving group of TP x EP GPUs spans (EP: the scenario's, or ``ep``, a prefill pool's)."""
     inf = ctx.s.inference
-    return int(math.ceil(inf.tp * inf.ep / int(ctx.gpu.gpus_per_node)))
+    return group_nodes(tp=inf.tp, ep=inf.ep if ep is None else ep, gpus_per_node=int(ctx.gpu.gpus_per_node))
 
 
 def decode_kwargs(ctx: Context) -> dict[str, Any]:
@@ -144,7 +144,7 @@ def compute(ctx: Context) -> dict[str, float]:
     nodes = ep_nodes(ctx)
     ep_on = float(shape.moe and inf.ep > 1)
     remote = (nodes - 1) / nodes
-    alpha_ep = hw["network_latency_s"] if nodes > 1 else eng.allreduce_alpha_us * 1e-6
+    alpha_ep = dt.alltoall_alpha_s(hw=hw, engine=eng, ep_nodes=nodes)
     per_tok_ep = shape.top_k * d * (dt.EP_DISPATCH_BYTES + dt.EP_COMBINE_BYTES) * (
         remote / (hw["nic_GBps"] * GB * hw["network_efficiency"])
         + (1 - remote) / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]))

@@ -18,6 +18,8 @@ tied to EP because ``tp`` is the attention TP of one rank and the group is TP·E
 
 from __future__ import annotations
 
+import math
+
 from workbook.reference.args import positive as _pos
 
 
@@ -31,6 +33,12 @@ def group_gpus(*, tp: int, ep: int) -> int:
     """GPUs of one serving group: DP ranks of TP GPUs each = TP·EP."""
     _pos(tp=tp, ep=ep)
     return int(tp * ep)
+
+
+def group_nodes(*, tp: int, ep: int, gpus_per_node: int) -> int:
+    """Nodes one serving group of TP·EP GPUs spans, ceil(TP·EP / GPUs per node): its all-to-all crosses them."""
+    _pos(gpus_per_node=gpus_per_node)
+    return int(math.ceil(group_gpus(tp=tp, ep=ep) / gpus_per_node))
 
 
 def rank_batch(*, group_batch: float, ep: int) -> float:

@@ -149,6 +149,12 @@ def allreduce_time_s(*, message_bytes: float, tp: int, hw: dict, engine: Any) ->
     return min(custom, nccl)
 
 
+def alltoall_alpha_s(*, hw: dict, engine: Any, ep_nodes: int) -> float:
+    """Fixed time of one EP dispatch or combine: the network latency across nodes, else the engine's NVLink
+    kernel (its all-reduce alpha)."""
+    return hw["network_latency_s"] if ep_nodes > 1 else engine.allreduce_alpha_us * 1e-6
+
+
 def decode_weight_read_bytes(shape: ModelShape, *, query_tokens: float, tp: int = 1, ep: int = 1,
                              redundant_experts: int = 0, weight_precision: str = "bf16",
                              keep_checkpoint_precision: bool = True) -> dict[str, float]:
@@ -307,7 +313,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
         bw_net = hw["nic_GBps"] * GB * hw["network_efficiency"]
         bw_nvl = hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]
         t_layer = payload * remote / bw_net + payload * (1 - remote) / bw_nvl
-        alpha = hw["network_latency_s"] if ep_nodes > 1 else engine.allreduce_alpha_us * 1e-6
+        alpha = alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)
         t_ep = shape.moe_layers * (2 * alpha + t_layer)
     t_ep_exposed = max(0.0, t_ep - ep_overlap_frac * t_gpu)
     t_cpu = engine.cpu_overhead_frac * t_gpu

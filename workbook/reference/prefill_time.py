@@ -62,6 +62,7 @@ from workbook.reference.decode_time import (
     ALLREDUCES_PER_LAYER,
     EP_COMBINE_BYTES,
     EP_DISPATCH_BYTES,
+    alltoall_alpha_s,
     GEMMS_PER_LAYER,
     SMALL_KERNELS_PER_LAYER,
     allreduce_time_s,
@@ -90,16 +91,17 @@ def prefill_alltoall(shape: ModelShape, *, hw: dict, engine: Any, ep: int = 1, e
     dense models and EP 1."""
     _pos(ep=ep, ep_nodes=ep_nodes)
     if not shape.moe or ep <= 1:
-        return {"fixed_s": 0.0, "s_per_token": 0.0, "remote_nodes": 0.0, "other_gpus": 0.0}
+        return {"fixed_s": 0.0, "s_per_token": 0.0, "remote_nodes": 0.0, "other_gpus": 0.0,
+                "alpha_s": alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)}
     k = shape.top_k
     nodes = (ep_nodes - 1) * (1.0 - (1.0 - 1.0 / ep_nodes) ** k)
     gpus = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** k)
     per_copy = shape.d_model * (EP_DISPATCH_BYTES + EP_COMBINE_BYTES)
     per_layer = per_copy * max(nodes / (hw["nic_GBps"] * GB * hw["network_efficiency"]),
                                gpus / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]))
-    alpha = hw["network_latency_s"] if ep_nodes > 1 else engine.allreduce_alpha_us * 1e-6
+    alpha = alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)
     return {"fixed_s": shape.moe_layers * 2.0 * alpha, "s_per_token": shape.moe_layers * per_layer,
-            "remote_nodes": nodes, "other_gpus": gpus}
+            "remote_nodes": nodes, "other_gpus": gpus, "alpha_s": alpha}
 
 
 def linear_FLOPs_per_token(shape: ModelShape, *, tp: int = 1, ep: int = 1) -> float:

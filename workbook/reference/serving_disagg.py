@@ -33,7 +33,7 @@ from typing import Any
 
 from workbook.reference.args import nonnegative as _nonneg
 from workbook.reference.args import positive as _pos
-from workbook.reference.attention_dp import attention_dp_degree, group_gpus
+from workbook.reference.attention_dp import attention_dp_degree, group_gpus, group_nodes
 from workbook.reference.decode_time import decode_step
 from workbook.reference.prefill_time import prefill_time
 from workbook.reference.serving_shape import ModelShape
@@ -57,7 +57,7 @@ def prefill_pool_rate(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens
     new, cached = prefill_split(prompt_tokens=prompt_tokens, cache_hit_frac=cache_hit_frac)
     C = float(engine.prefill_chunk_tokens)
     k = max(1.0, math.floor(C / new))
-    nodes = int(math.ceil(group_gpus(tp=tp, ep=ep) / float(hw["gpus_per_node"])))
+    nodes = group_nodes(tp=tp, ep=ep, gpus_per_node=int(hw["gpus_per_node"]))
     pf = prefill_time(shape, prompt_tokens=new, batch=k, cached_tokens=cached, hw=hw, engine=engine, tp=tp, ep=ep,
                       redundant_experts=redundant_experts, weight_precision=weight_precision, chunk_tokens=C,
                       ep_nodes=nodes, ep_overlap_frac=ep_overlap_frac)
@@ -119,7 +119,8 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
     g_d = group_gpus(tp=tp, ep=ep)
     ctx = prompt_tokens + O / 2.0
     dkw = dict(tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
-               kv_precision=kv_precision, ep_overlap_frac=ep_overlap_frac, ep_nodes=int(math.ceil(g_d / gpn)))
+               kv_precision=kv_precision, ep_overlap_frac=ep_overlap_frac,
+               ep_nodes=group_nodes(tp=tp, ep=ep, gpus_per_node=int(gpn)))
     if tpot_target_s is None:
         b = float(decode_batch_cap)
     else:
