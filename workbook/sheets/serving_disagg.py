@@ -5,7 +5,7 @@ closed form (one row block per refinement), the decode and prefill pools sized f
 from __future__ import annotations
 
 from workbook.calc.serving_disagg import REFINEMENTS
-from workbook.sheets.serving_prefill import prefill_items
+from workbook.sheets.serving_prefill import alltoall_items, prefill_items
 from workbook.sheets.serving_step import decode_items
 
 _CTX = "decode_context_tokens"
@@ -75,11 +75,8 @@ ITEMS = {
     "srv_dis_pf_nodes": f"=ROUNDUP({_TP}*{_EPP}/{{gpu_gpus_per_node}},0)",
     "srv_dis_pf_alpha_s": "=IF({srv_dis_pf_nodes}>1,{eff_network_latency_us},{srv_eng_allreduce_alpha_us})/c_us_per_s",
     "srv_dis_pf_ep_fixed_s": "={srv_dis_pf_ep_flag}*{moe_layers}*c_two*{srv_dis_pf_alpha_s}",
-    "srv_dis_pf_remote_nodes": "={srv_dis_pf_ep_flag}*({srv_dis_pf_nodes}-1)*(1-(1-1/{srv_dis_pf_nodes})^{model_top_k})",
-    "srv_dis_pf_other_gpus": f"={{srv_dis_pf_ep_flag}}*({_EPP}-1)*(1-(1-1/{_EPP})^{{model_top_k}})",
-    "srv_dis_pf_ep_s_per_token": "={srv_dis_pf_ep_flag}*{moe_layers}*{model_d_model}*c_srv_ep_bytes*MAX("
-    "{srv_dis_pf_remote_nodes}/({eff_nic_GBps_per_gpu}*c_GB*{eff_network_efficiency}),{srv_dis_pf_other_gpus}"
-    "/({st_link_GBps}*c_GB*{eff_nvlink_efficiency}))",
+    **alltoall_items("srv_dis_pf_remote_nodes", "srv_dis_pf_other_gpus", "srv_dis_pf_ep_s_per_token",
+                     flag="{srv_dis_pf_ep_flag}", nodes="{srv_dis_pf_nodes}", ep=_EPP),
     "srv_dis_new_tokens": "={inference.prompt_tokens}*(1-{inference.cache_hit_frac})",
     "srv_dis_cached_tokens": "={inference.prompt_tokens}*{inference.cache_hit_frac}",
     **prefill_items("srv_dispf", "=MAX(1,INT({srv_eng_prefill_chunk_tokens}/{srv_dis_new_tokens}))",

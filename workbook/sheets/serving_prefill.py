@@ -29,6 +29,19 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     }
 
 
+def alltoall_items(remote: str, other: str, per_token: str, *, flag: str, nodes: str, ep: str) -> dict[str, str]:
+    """The rows ``remote`` (remote nodes a token reaches), ``other`` (other GPUs) and ``per_token`` (time per
+    token, all MoE layers) of a prefill all-to-all (prefill_time.prefill_alltoall), at the EP flag, nodes
+    and EP given as row references."""
+    return {
+        remote: f"={flag}*({nodes}-1)*(1-(1-1/{nodes})^{{model_top_k}})",
+        other: f"={flag}*({ep}-1)*(1-(1-1/{ep})^{{model_top_k}})",
+        per_token: f"={flag}*{{moe_layers}}*{{model_d_model}}*c_srv_ep_bytes*MAX({{{remote}}}"
+        f"/({{eff_nic_GBps_per_gpu}}*c_GB*{{eff_network_efficiency}}),{{{other}}}/({{st_link_GBps}}*c_GB"
+        "*{eff_nvlink_efficiency}))",
+    }
+
+
 def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cached: str | None = None,
                   rows: dict[str, str] | None = None) -> dict[str, str]:
     """Formulas of one prefill of ``batch`` prompts (a formula) at chunk size ``{chunk}`` (a row name).
@@ -66,11 +79,8 @@ ITEMS = {
     "srv_prefill_cpu_s": "=(1-{srv_eng_prefill_cuda_graphs})*{srv_prefill_kernels}*{srv_eng_eager_launch_us}/c_us_per_s",
     "srv_prefill_small_floor_s": "={srv_small_kernels_s}",
     "srv_head_FLOP_per_prompt": f"=c_two*{{model_d_model}}*{{model_vocab}}/{_TP}",
-    "srv_pf_ep_remote_nodes": "={srv_ep_flag}*({srv_ep_nodes}-1)*(1-(1-1/{srv_ep_nodes})^{model_top_k})",
-    "srv_pf_ep_other_gpus": "={srv_ep_flag}*({inference.ep}-1)*(1-(1-1/{inference.ep})^{model_top_k})",
-    "srv_pf_ep_s_per_token": "={srv_ep_flag}*{moe_layers}*{model_d_model}*c_srv_ep_bytes*MAX({srv_pf_ep_remote_nodes}"
-    "/({eff_nic_GBps_per_gpu}*c_GB*{eff_network_efficiency}),{srv_pf_ep_other_gpus}/({st_link_GBps}*c_GB"
-    "*{eff_nvlink_efficiency}))",
+    **alltoall_items("srv_pf_ep_remote_nodes", "srv_pf_ep_other_gpus", "srv_pf_ep_s_per_token", flag="{srv_ep_flag}",
+                     nodes="{srv_ep_nodes}", ep="{inference.ep}"),
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
     "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+(1-{srv_ep_overlap_frac})*{srv_pf_ep_s_per_token}",
