@@ -18,7 +18,7 @@ LLAMA7B = SimpleNamespace(
 H800 = SimpleNamespace(
     hbm_GB=80, hbm_device_MiB=81559, hbm_bw_GBps=3350, bf16_dense_TFLOPS=989.5, fp16_dense_TFLOPS=989.5, fp8_dense_TFLOPS=1979,
     int8_dense_TOPS=1979, fp4_dense_TFLOPS=None, fp32_TFLOPS=67, nvlink_bw_GBps=400, nvlink_links=8,
-    pcie_gen=5, pcie_bw_GBps=64, tdp_W=700, gpus_per_node=8, memory_kind="HBM3",
+    pcie_gen=5, pcie_bw_GBps=64, tdp_W=700, sm_count=132, gpus_per_node=8, memory_kind="HBM3",
 )
 DEFAULTS = {"hbm_efficiency": 0.9, "encoding_efficiency": 0.97, "cpu_dram_bw_GBps": 50, "nvme_bw_GBps": 7}
 NETWORK = dict(nic_Gbps=400, nics_per_node=8, network_efficiency=0.8, nvlink_efficiency=0.8,

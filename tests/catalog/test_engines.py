@@ -49,6 +49,7 @@ profiles:
     scheduler_steps: 1
     decode_micro_batches: 1
     ep_overlap_frac: 0.0
+    prefill_comm_sms: 20
     prefill_mode: separate
     prefill_chunk_tokens: 4096
     prefill_cuda_graphs: false

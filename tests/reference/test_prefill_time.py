@@ -165,7 +165,9 @@ def test_ep_prefill_pays_its_alltoall_unless_it_is_hidden():
     t_a2a = a2a["fixed_s"] + 16384 * a2a["s_per_token"]
     assert hidden["ep_alltoall_s"] == exposed["ep_alltoall_s"] == pytest.approx(t_a2a)
     assert exposed["prefill_s"] == pytest.approx(hidden["prefill_s"] + t_a2a - hidden["ep_exposed_s"])
-    assert hidden["ep_exposed_s"] == pytest.approx(max(0.0, t_a2a - (hidden["prefill_s"] - hidden["ep_exposed_s"])))
+    gpu = hidden["prefill_s"] - hidden["ep_exposed_s"]
+    assert a2a["comm_sm_frac"] == pytest.approx(20 / 132)
+    assert hidden["ep_exposed_s"] == pytest.approx(max(t_a2a - gpu, 20 / 132 * t_a2a))
     # dense models and EP 1 exchange nothing
     assert pt.prefill_alltoall(sv.LLAMA70, hw=sv.H100, engine=ds, ep=8)["s_per_token"] == 0
     assert pt.prefill_alltoall(sv.DSV3, hw=sv.H800, engine=ds, ep=1)["s_per_token"] == 0
@@ -184,3 +186,33 @@ def test_more_overlap_never_lengthens_ep_prefill(ep, o, tokens):
     t = pt.prefill_time(sv.DSV3, ep_overlap_frac=o, **kw)["prefill_s"]
     assert pt.prefill_time(sv.DSV3, ep_overlap_frac=min(1.0, o + 0.1), **kw)["prefill_s"] <= t * (1 + 1e-12)
     assert pt.prefill_time(sv.DSV3, ep_overlap_frac=0.0, **kw)["prefill_s"] >= t * (1 - 1e-12)
+
+
+def test_hidden_alltoall_costs_the_sms_it_holds():
+    """DeepEP's normal kernels hold 20 of the H800's 132 SMs: an exchange hidden under longer GPU work
+    still slows it by f·C (t = G + f·C); an exchange longer than the work sets the time (t = (1 − o)·G + C);
+    without overlap it adds C whatever f; with f = 0 the old max(0, C − o·G)."""
+    f = 20 / 132
+    assert pt.exposed_alltoall_s(alltoall_s=1.0, gpu_s=2.0, overlap_frac=1.0, sm_frac=f) == pytest.approx(f)
+    assert pt.exposed_alltoall_s(alltoall_s=1.9, gpu_s=2.0, overlap_frac=1.0, sm_frac=f) == pytest.approx(1.9 * f)
+    assert pt.exposed_alltoall_s(alltoall_s=3.0, gpu_s=2.0, overlap_frac=1.0, sm_frac=f) == pytest.approx(1.0)
+    assert pt.exposed_alltoall_s(alltoall_s=1.0, gpu_s=2.0, overlap_frac=0.0, sm_frac=f) == pytest.approx(1.0)
+    assert pt.exposed_alltoall_s(alltoall_s=1.0, gpu_s=2.0, overlap_frac=0.5, sm_frac=0.0) == pytest.approx(0.0)
+    # the two regimes meet where the slowed work ends with the exchange: C·(1 − f) = o·G
+    c = 2.0 / (1 - f)
+    assert c - 2.0 == pytest.approx(f * c)
+    ds = ENG.profile("deepseek-v3-infer")
+    kw = dict(prompt_tokens=4096, batch=4, hw=sv.H800, tp=1, ep=32, weight_precision="fp8", ep_nodes=4,
+              ep_overlap_frac=1.0)
+    free = pt.prefill_time(sv.DSV3, engine=ds.model_copy(update={"prefill_comm_sms": 0}), **kw)
+    held = pt.prefill_time(sv.DSV3, engine=ds, **kw)
+    assert held["prefill_s"] > free["prefill_s"]
+    assert held["ep_alltoall_s"] == pytest.approx(free["ep_alltoall_s"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(c=st.floats(0, 10), g=st.floats(0, 10), o=st.floats(0, 1), f=st.floats(0, 1), df=st.floats(0, 0.5))
+def test_exposed_alltoall_is_between_the_sm_share_and_the_whole_exchange(c, g, o, f, df):
+    e = pt.exposed_alltoall_s(alltoall_s=c, gpu_s=g, overlap_frac=o, sm_frac=f)
+    assert f * c - 1e-12 <= e <= c + 1e-12
+    assert pt.exposed_alltoall_s(alltoall_s=c, gpu_s=g, overlap_frac=o, sm_frac=min(1.0, f + df)) >= e - 1e-12

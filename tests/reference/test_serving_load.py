@@ -195,11 +195,12 @@ def test_issue8_a_high_load_settles_on_the_fixed_point():
 
 def test_issue8_b_moe_small_rank_batch_is_not_saturated():
     """DeepSeek-V3 EP32, 2,000/400: the first fit at b = 1-2 (steep distinct-expert rise) reported 32 req/s
-    saturated; the fixed point is 18.1 requests per rank with DeepSeek's two decode passes and the
-    prefill all-to-all (9.0 with one pass and no all-to-all)."""
+    saturated; the fixed point is 18.4 requests per rank with DeepSeek's two decode passes and the
+    prefill all-to-all, whose kernels hold 20 of 132 SMs while hidden (18.1 without that share; 9.0
+    with one pass and no all-to-all)."""
     shape, kw = _setup("dsv3-ep32")
     for lam in (16.0, 32.0, 64.0):
         st_ = sl.steady_state(shape, arrival_rate_per_s=lam, **kw)
         assert st_["saturated"] == 0, lam
         assert st_["batch"] == pytest.approx(_fixed_point(shape, kw, lam), rel=0.01)
-    assert sl.steady_state(shape, arrival_rate_per_s=32.0, **kw)["batch"] == pytest.approx(18.11, rel=0.01)
+    assert sl.steady_state(shape, arrival_rate_per_s=32.0, **kw)["batch"] == pytest.approx(18.37, rel=0.01)

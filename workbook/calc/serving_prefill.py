@@ -102,7 +102,8 @@ def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batc
     gpu = lin + attn_s * tc / T + ar + small + kernels * eng.graph_launch_us * 1e-6
     cpu = 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6
     a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=ep, ep_nodes=kw["ep_nodes"])
-    exposed = max(0.0, a2a["fixed_s"] + tc * a2a["s_per_token"] - kw["ep_overlap_frac"] * gpu)
+    exposed = pt.exposed_alltoall_s(alltoall_s=a2a["fixed_s"] + tc * a2a["s_per_token"], gpu_s=gpu,
+                                    overlap_frac=kw["ep_overlap_frac"], sm_frac=a2a["comm_sm_frac"])
     return {"lin": lin, "ar": ar, "gpu": gpu, "t": max(gpu, cpu) + exposed}
 
 
@@ -119,6 +120,8 @@ QUANTITIES = [
     Q("srv_pf_ep_remote_nodes", "nodes", "Prefill EP all-to-all: remote nodes one token reaches, (N-1)(1-(1-1/N)^k)", _S),
     Q("srv_pf_ep_other_gpus", "GPUs", "Prefill EP all-to-all: other GPUs one token reaches, (EP-1)(1-(1-1/EP)^k)", _S),
     Q("srv_pf_ep_s_per_token", "s", "Prefill EP all-to-all time per token, all MoE layers (the slower of RDMA and NVLink)", _S),
+    Q("srv_pf_comm_sm_frac", "fraction", "Prefill EP all-to-all: share of the GPU's SMs its kernels hold while they "
+      "overlap GPU work (engine SMs / GPU SMs, at most 1)", _S),
     Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
     Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
@@ -151,6 +154,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_pf_ep_remote_nodes": a2a["remote_nodes"],
         "srv_pf_ep_other_gpus": a2a["other_gpus"],
         "srv_pf_ep_s_per_token": a2a["s_per_token"],
+        "srv_pf_comm_sm_frac": a2a["comm_sm_frac"],
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
             weight_precision=inf.weight_precision, ep_nodes=ep_nodes(ctx),

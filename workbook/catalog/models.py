@@ -58,6 +58,7 @@ class Gpu(_Record):
     pcie_gen: int = Field(..., ge=1, le=7, description="PCIe generation")
     pcie_bw_GBps: float = Field(..., gt=0, le=1e4, description="PCIe x16, quoted per direction (GB/s)")
     tdp_W: float = Field(..., gt=0, le=5000, description="board power (W)")
+    sm_count: int = Field(..., ge=1, le=1000, description="streaming multiprocessors (what communication kernels take a share of)")
     gpus_per_node: int = Field(8, ge=1, le=72, description="GPUs per server node")
     price_on_demand_usd_per_gpu_hour: float = Field(..., gt=0, le=1000)
     price_reserved_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000)

@@ -99,6 +99,7 @@ def serving_hardware(*, gpu: Any, efficiency: Any, device: Any) -> dict[str, flo
         "nvlink_GBps": nvl,
         "nic_GBps": efficiency.nic_GBps_per_gpu,
         "gpus_per_node": gpu.gpus_per_node,
+        "sm_count": gpu.sm_count,
         "gemm_efficiency": efficiency.gemm_efficiency,
         "attention_efficiency": efficiency.attention_efficiency,
         "hbm_efficiency": efficiency.hbm_efficiency,

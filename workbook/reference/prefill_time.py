@@ -45,7 +45,15 @@ MoE layer
     n_gpu  = (R − 1)·(1 − (1 − 1/R)^k)     other GPUs hit among the R = EP ranks
 
 and ``ep_overlap_frac`` of it hides under the chunk's GPU work (two-batch overlap; 0 for the engines'
-defaults): t_chunk += max(0, t_a2a − o·t_gpu).
+defaults). The normal kernels hold s SMs of the GPU's S while they run (engines.yaml
+``prefill_comm_sms``: DeepEP's default Buffer.num_sms = 20; DeepSeek-V3 report §3.2.2, 20 of 132 on
+the H800), so GPU work under the exchange runs at (1 − f), f = s/S. With G the chunk's GPU time and
+C its all-to-all, o·G of the work can overlap: either the exchange outlasts it (t = (1 − o)·G + C) or
+the work outlasts the exchange, slowed while it runs (t = G + f·C), whichever is longer:
+
+    t_chunk = G + max(C − o·G, f·C)      (o = 0: G + C; f = 0: G + max(0, C − o·G))
+
+Decode's low-latency kernels hold no SMs (DeepEP README: hook-based overlap), so decode has no f.
 
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
@@ -92,7 +100,8 @@ def prefill_alltoall(shape: ModelShape, *, hw: dict, engine: Any, ep: int = 1, e
     _pos(ep=ep, ep_nodes=ep_nodes)
     if not shape.moe or ep <= 1:
         return {"fixed_s": 0.0, "s_per_token": 0.0, "remote_nodes": 0.0, "other_gpus": 0.0,
-                "alpha_s": alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)}
+                "alpha_s": alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes),
+                "comm_sm_frac": comm_sm_frac(hw=hw, engine=engine)}
     k = shape.top_k
     nodes = (ep_nodes - 1) * (1.0 - (1.0 - 1.0 / ep_nodes) ** k)
     gpus = (ep - 1) * (1.0 - (1.0 - 1.0 / ep) ** k)
@@ -101,7 +110,21 @@ def prefill_alltoall(shape: ModelShape, *, hw: dict, engine: Any, ep: int = 1, e
                                gpus / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]))
     alpha = alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)
     return {"fixed_s": shape.moe_layers * 2.0 * alpha, "s_per_token": shape.moe_layers * per_layer,
-            "remote_nodes": nodes, "other_gpus": gpus, "alpha_s": alpha}
+            "remote_nodes": nodes, "other_gpus": gpus, "alpha_s": alpha,
+            "comm_sm_frac": comm_sm_frac(hw=hw, engine=engine)}
+
+
+def comm_sm_frac(*, hw: dict, engine: Any) -> float:
+    """f = s/S: the share of the GPU's SMs the prefill all-to-all kernels hold (at most 1)."""
+    _pos(sm_count=hw["sm_count"])
+    return min(1.0, engine.prefill_comm_sms / hw["sm_count"])
+
+
+def exposed_alltoall_s(*, alltoall_s: float, gpu_s: float, overlap_frac: float, sm_frac: float) -> float:
+    """Time an all-to-all of ``alltoall_s`` adds to GPU work of ``gpu_s`` when ``overlap_frac`` of the work
+    can run under it on the (1 − f) SMs it leaves free: max(C − o·G, f·C) (module docstring)."""
+    _nonneg(alltoall_s=alltoall_s, gpu_s=gpu_s)
+    return max(alltoall_s - overlap_frac * gpu_s, sm_frac * alltoall_s)
 
 
 def linear_FLOPs_per_token(shape: ModelShape, *, tp: int = 1, ep: int = 1) -> float:
@@ -225,7 +248,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         gpu = lin + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
         cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6
         ep_c = a2a["fixed_s"] + tc * a2a["s_per_token"]
-        exposed = max(0.0, ep_c - ep_overlap_frac * gpu)
+        exposed = exposed_alltoall_s(alltoall_s=ep_c, gpu_s=gpu, overlap_frac=ep_overlap_frac,
+                                     sm_frac=a2a["comm_sm_frac"])
         t_ep += ep_c
         t_ep_exposed += exposed
         t_lin += lin
@@ -259,8 +283,8 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
                                  ep_nodes: int = 1, ep_overlap_frac: float = 0.0) -> float:
     """Extra time one prompt token adds when it rides in a step whose weights are read anyway
     (chunked prefill mixed into decode): its linear FLOPs, its share of causal attention (MLA
-    non-absorbed), its all-reduce bytes and the share of its EP all-to-all that is not hidden,
-    (1 − o)·t_a2a. The weight-read floor is the decode step's; no cached prefix, so no MLA re-expansion."""
+    non-absorbed), its all-reduce bytes and the share of its EP all-to-all that costs time,
+    max(1 − o, f)·t_a2a (what is not hidden, or the SMs the exchange holds). The weight-read floor is the decode step's; no cached prefix, so no MLA re-expansion."""
     _pos(prompt_tokens=prompt_tokens)
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
     lin = linear_FLOPs_per_token(shape, tp=tp, ep=ep) / peak_lin
@@ -271,8 +295,8 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
         eff = hw["nvlink_efficiency"]
         ar = shape.layers * ALLREDUCES_PER_LAYER * 2 * (tp - 1) / tp * shape.d_model * act_bytes / (
             hw["nvlink_GBps"] * GB * eff)
-    a2a = prefill_alltoall(shape, hw=hw, engine=engine, ep=ep, ep_nodes=ep_nodes)["s_per_token"]
-    return lin + attn + ar + (1.0 - ep_overlap_frac) * a2a
+    a2a = prefill_alltoall(shape, hw=hw, engine=engine, ep=ep, ep_nodes=ep_nodes)
+    return lin + attn + ar + max(1.0 - ep_overlap_frac, a2a["comm_sm_frac"]) * a2a["s_per_token"]
 
 
 def ttft_s(*, wait_s: float, prefill_s: float) -> float:

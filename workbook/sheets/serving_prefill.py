@@ -12,8 +12,10 @@ _S = "{inference.prompt_tokens}"
 
 def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     """The lin, ar, GPU and time rows of one chunk of ``tc`` tokens (an expression of cell references);
-    the time adds the EP all-to-all that the overlap does not hide."""
+    the time adds the EP all-to-all that the overlap does not hide, or the SMs it holds while hidden:
+    max(C − o·G, f·C) (prefill_time.exposed_alltoall_s)."""
     msg = f"{tc}*{{srv_ar_B_per_token}}"
+    a2a = f"({{srv_ep_fixed_s}}+{tc}*{{srv_pf_ep_s_per_token}})"
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
         f"{p}_{part}_lin_s": "=" + ridge(
@@ -24,8 +26,8 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_{part}_gpu_s": f"={{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
         f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}}",
-        f"{p}_{part}_s": f"=MAX({{{p}_{part}_gpu_s}},{{srv_prefill_cpu_s}})+MAX(0,{{srv_ep_fixed_s}}"
-        f"+{tc}*{{srv_pf_ep_s_per_token}}-{{srv_ep_overlap_frac}}*{{{p}_{part}_gpu_s}})",
+        f"{p}_{part}_s": f"=MAX({{{p}_{part}_gpu_s}},{{srv_prefill_cpu_s}})+MAX({a2a}-{{srv_ep_overlap_frac}}"
+        f"*{{{p}_{part}_gpu_s}},{{srv_pf_comm_sm_frac}}*{a2a})",
     }
 
 
@@ -81,9 +83,10 @@ ITEMS = {
     "srv_head_FLOP_per_prompt": f"=c_two*{{model_d_model}}*{{model_vocab}}/{_TP}",
     **alltoall_items("srv_pf_ep_remote_nodes", "srv_pf_ep_other_gpus", "srv_pf_ep_s_per_token", flag="{srv_ep_flag}",
                      nodes="{srv_ep_nodes}", ep="{inference.ep}"),
+    "srv_pf_comm_sm_frac": "=MIN(1,{srv_eng_prefill_comm_sms}/{gpu_sm_count})",
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
-    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+(1-{srv_ep_overlap_frac})*{srv_pf_ep_s_per_token}",
+    "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+MAX(1-{srv_ep_overlap_frac},{srv_pf_comm_sm_frac})*{srv_pf_ep_s_per_token}",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
     "srv_ttft_idle_ms": "={srv_prefill_ms}",
