@@ -18,6 +18,7 @@ import xlsxwriter
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import printing, styles
+from workbook.writer.fast_sheet import FastFormulaWorksheet
 from workbook.writer.cells import CellRegistry
 from workbook.writer.fit import DEFAULT_WIDTH, SheetFit, text_width, wrap_lines
 from workbook.writer.numfmt import render
@@ -68,7 +69,8 @@ class Writer:
         self.wb = xlsxwriter.Workbook(str(path), {"strings_to_formulas": False, "strings_to_numbers": False})
         self.wb.set_properties({"created": DOC_TIME, "title": "AI-infrastructure planning workbook"})
         sheets = [t for t in SHEET_ORDER if t not in OPTIONAL_SHEETS or t in optional]
-        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title) for title in sheets}
+        self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title, worksheet_class=FastFormulaWorksheet)
+                                   for title in sheets}
         self._formats: dict[tuple[str, str], Any] = {}
         self.fit: dict[str, SheetFit] = {title: SheetFit() for title in sheets}
         #: sheet -> (header row, columns to freeze) of its table: freeze panes and print titles follow it
