@@ -35,7 +35,7 @@ def results():
 
 def test_serving_files_exist_and_cover_the_issue_points(results):
     assert len(FILES) == 6
-    assert set(SAME_INPUTS) <= set(results) and len(results) == 23
+    assert set(SAME_INPUTS) <= set(results) and len(results) == 25
 
 
 def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
@@ -47,6 +47,26 @@ def test_deepseek_decode_step_is_the_reference_at_the_whole_batch(results):
                           redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
                           ep_nodes=sv.DS_NODES)
     assert results["decode-tpot"].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9)
+
+
+def test_a100_step_points_are_the_reference_step_on_the_datasheet_device(results):
+    """Llama-3-8B on one A100 (no device record: datasheet HBM, the GPU's HBM efficiency) at batch 1 and 6,
+    the mean contexts of the LambdaLabs windows (29 + 1250/2 and 72 + 140/2 tokens)."""
+    from types import SimpleNamespace
+
+    from workbook.catalog import load_catalog
+    from workbook.reference import decode_time as dt
+    from workbook.reference.serving_shape import model_shape
+
+    cat = load_catalog()
+    eff = cat.efficiency["a100-80gb"]
+    hw = dt.serving_hardware(gpu=cat.gpu("a100-80gb"), efficiency=eff,
+                             device=SimpleNamespace(cuda_total_GiB=80e9 / 2**30,
+                                                    decode_hbm_efficiency=eff.hbm_efficiency))
+    for point, batch, ctx in (("step-batch1-8b", 1, 29 + 625), ("step-batch6-8b", 6, 72 + 70)):
+        step = dt.decode_step(model_shape(cat.model("llama-3-8b")), batch=batch, context_tokens=ctx, hw=hw,
+                              engine=sv.ENGINES.profile("vllm-0.6.0"), tp=1)
+        assert results[point].ours == pytest.approx(step["step_s"] * 1e3, rel=1e-9), point
 
 
 def test_deepseek_profile_step_is_two_passes_of_64_at_ep128(results):
