@@ -8,8 +8,9 @@ import math
 import pytest
 
 from workbook.calc import compute, tco_years
+from workbook.calc import tco as tco_calc
 from workbook.catalog import load_catalog
-from workbook.reference import tco
+from workbook.reference import ownership, tco
 from workbook.scenario.load import load_scenario
 from workbook.scenario.model import TCO_MAX_YEARS, CostInputs
 
@@ -17,6 +18,8 @@ CATALOG = load_catalog()
 D = CATALOG.defaults.as_dict()
 GPT4 = load_scenario("catalog/scenarios/17.9.3-gpt4-class-moe-h800.yaml")  # 16,384 H800, 3 years
 PLAN = load_scenario("catalog/scenarios/17.9.4-70b-plan-h800.yaml")
+SERVE = load_scenario("catalog/scenarios/17.9.6-70b-inference-h800.yaml")  # purpose serving, TP 4 x 1 replica
+TCO_KEYS = [q.name for q in tco_calc.QUANTITIES + tco_years.QUANTITIES]
 
 
 def _with(sc, section: str, **kw):
@@ -113,3 +116,50 @@ def test_the_horizon_input_stops_at_the_table_length():
     assert limit == TCO_MAX_YEARS == len(tco_years.YEARS)
     assert all(math.isfinite(v) for v in compute(_with(PLAN, "cost", depreciation_years=TCO_MAX_YEARS),
                                                  CATALOG).values() if isinstance(v, float))
+
+
+def test_a_serving_scenario_owns_its_serving_gpus_in_whole_servers():
+    """Purpose serving: the TCO owns the serving GPUs in use (4), in one whole server of 8, powered 24/7 and rented
+    beside; the training defaults' GPUs (64 billed) do not enter it."""
+    q = compute(SERVE, CATALOG)
+    assert q["tco_gpus_owned"] == q["srv_gpus_in_use"] == 4 and q["train_gpus_billed"] == 64
+    assert q["tco_nodes"] == 1 and q["tco_nic_ports"] == q["net_nics_per_node"]
+    assert q["tco_server_capex_usd"] == q["cost_server_capex_usd"] == D["server_capex_usd"]
+    assert q["tco_power_per_year_usd"] == ownership.power_per_year_usd(
+        num_gpus=4, power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"])
+    assert q["tco_rent_per_year_usd"] == tco.rent_per_year_usd(num_gpus=4, gpu_hour_usd=q["gpu_hour_usd"])
+    assert q["tco_rent_per_year_usd"] == pytest.approx(q["infer_daily_cost_usd"] * 365, rel=1e-12)
+    assert q["tco_all_in_usd_per_gpu_hour"] == pytest.approx(
+        tco.tco_usd_per_gpu_hour(tco_usd=q["tco_total_usd"], num_gpus=4, years=q["tco_years"]), rel=1e-15)
+    assert q["check_tco_reconciles"] == 0
+
+
+def test_purpose_training_or_both_leaves_a_training_plans_tco_unchanged():
+    base = compute(PLAN, CATALOG)  # purpose both: 640 billed against 4 serving GPUs
+    trained = compute(PLAN.model_copy(update={"purpose": "training"}), CATALOG)
+    assert base["tco_gpus_owned"] == base["train_gpus_billed"] == 640
+    assert base["tco_nodes"] == base["plan_nodes_to_buy"] and base["tco_server_capex_usd"] == base["train_capex_usd"]
+    assert base["tco_power_per_year_usd"] == base["own_power_per_year_usd"]
+    assert {k: trained[k] for k in TCO_KEYS} == {k: base[k] for k in TCO_KEYS}
+
+
+def test_purpose_serving_and_both_with_the_larger_serving_fleet():
+    served = compute(PLAN.model_copy(update={"purpose": "serving"}), CATALOG)
+    assert served["tco_gpus_owned"] == served["srv_gpus_in_use"] == 4 and served["tco_nodes"] == 1
+    big = _with(PLAN, "inference", replicas=200)  # 800 serving GPUs against 640 billed for training
+    both, serving = compute(big, CATALOG), compute(big.model_copy(update={"purpose": "serving"}), CATALOG)
+    assert both["srv_gpus_in_use"] == 800 and both["tco_gpus_owned"] == 800 and both["tco_nodes"] == 100
+    assert {k: both[k] for k in TCO_KEYS} == {k: serving[k] for k in TCO_KEYS}
+
+
+def test_a_serving_tco_follows_the_server_price_and_the_replicas():
+    base = compute(SERVE, CATALOG)
+    dear = compute(_with(SERVE, "cost", server_capex_usd=2 * D["server_capex_usd"]), CATALOG)
+    assert dear["tco_server_capex_usd"] == 2 * base["tco_server_capex_usd"]
+    assert dear["tco_total_usd"] - base["tco_total_usd"] == pytest.approx(base["tco_server_capex_usd"], rel=1e-12)
+    more = compute(_with(SERVE, "inference", replicas=3), CATALOG)  # 12 GPUs: two servers
+    assert more["tco_gpus_owned"] == 12 and more["tco_nodes"] == 2
+    assert more["tco_server_capex_usd"] == 2 * base["tco_server_capex_usd"]
+    assert more["tco_power_per_year_usd"] == pytest.approx(3 * base["tco_power_per_year_usd"], rel=1e-15)
+    assert more["tco_rent_per_year_usd"] == pytest.approx(3 * base["tco_rent_per_year_usd"], rel=1e-15)
+    assert more["train_gpus_billed"] == base["train_gpus_billed"]  # the training defaults do not move

@@ -55,22 +55,22 @@ def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, 
     return out / f"{request_id}.xlsx", json.loads(run.stdout)
 
 
-def assert_tco_is_the_workbooks(xlsx: Path, data: dict) -> None:
-    """``--json``'s ``tco`` is the cached (calculated) value of every TCO row of its column, by name, and the
-    Markdown's TCO table prints each of them with its calc label and unit, and the years in service."""
+def assert_tco_is_the_workbooks(xlsx: Path, data: dict, which: str = "tco") -> None:
+    """``--json``'s ``tco`` (or ``serving_tco``) is the cached (calculated) value of every TCO row of its column, by
+    name, and the Markdown's TCO table prints each of them with its calc label and unit, and the years in service."""
     import openpyxl
 
     from tests.writer.edits import Layout
     from workbook.calc.tco_years import SERIES
-    from workbook.planner.tco_report import KEYS, markdown_rows
+    from workbook.planner.tco_report import keys, markdown_rows
 
-    tco = data["tco"]
+    tco = data[which]
     lay = Layout(xlsx)
     i = lay.names.index(tco["scenario"])
     wb = openpyxl.load_workbook(xlsx, data_only=True)
     by_year = {k: v for row in tco["by_year"] for k, v in row.items() if k != "year"}
     assert len(by_year) == len(SERIES) * len(tco["by_year"])
-    for name, value in {**{k: tco[k] for k in KEYS}, **by_year}.items():
+    for name, value in {**{k: tco[k] for k in keys(tco["purpose"])}, **by_year}.items():
         sheet = next(s for s, rows in lay.rows.items() if name in rows)
         assert wb[sheet][lay.cell(sheet, name, i)].value == value, name
     md = Path(data["markdown"]).read_text()

@@ -37,11 +37,32 @@ def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
     assert "column's Inference, KV Cache and Cost rows; the best plan of every other GPU\nbeside it." in text
 
 
-def test_no_tco_without_a_training_plan(planned):
-    """The TCO sheet prices the training GPUs; a serving-only plan gives no ``tco`` and no TCO section."""
+def test_json_markdown_and_recommendation_carry_the_tco_of_the_serving_fleet(planned):
+    """A serving-only plan's ``tco`` is its recommended serving column's: the TCO owns the serving GPUs in use (28,
+    the plan's GPUs) in whole servers (4 of 8), the rent beside it is the plan's $/month x 12, the owned cost of a
+    training run is left out; the Markdown prints it and the Recommendation sheet (and the PDF) links to it."""
+    import openpyxl
+
+    from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks
+    from workbook.writer.planbook_serving import BUY_TITLE, buy_rows
+
     xlsx, data = planned
-    assert data["tco"] is None
-    assert "Owned cluster (buy)" not in Path(data["markdown"]).read_text()
+    tco, rec = data["tco"], data["serving"]["recommended"]
+    assert tco["scenario"] == rec["scenario"] and tco["gpu"] == "h800" and tco["purpose"] == "serving"
+    assert tco["tco_gpus_owned"] == rec["num_gpus"] == 28 and tco["tco_nodes"] == 4
+    assert tco["tco_server_capex_usd"] == 4 * CATALOG.defaults.value("server_capex_usd")
+    assert tco["tco_rent_per_year_usd"] == pytest.approx(12 * rec["usd_per_month"], rel=1e-12)
+    assert 0 < tco["tco_vs_rent_frac"] and "self_build_total_usd" not in tco and data["serving_tco"] is None
+    assert_tco_is_the_workbooks(xlsx, data)
+    assert "Buying the serving fleet instead of renting it: its 28 H800 GPUs in use in 4 whole servers" in \
+        Path(data["markdown"]).read_text()
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["Recommendation"]
+    shown = {c.value: ws[f"B{c.row}"].value for (c,) in ws.iter_rows(min_col=1, max_col=1)}
+    assert BUY_TITLE in shown and len(buy_rows()) >= 12
+    for label, name, _ in buy_rows():
+        assert shown[label] == tco[name], name
+    text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert BUY_TITLE in text and f"${tco['tco_total_usd']:,.0f}" in text
 
 
 def test_serving_book_passes_every_rule_and_verifies(planned):
@@ -65,3 +86,6 @@ def test_recommendation_reads_the_plan_live_and_a_doubled_load_fails_tpot(planne
     # twice the load on the same 7 groups: TPOT (or the load) fails, live
     assert d("Serving checks failed (load, TTFT, TPOT, memory)") >= 1
     assert d("Load per group") == pytest.approx(2 * rec["group_rate_rps"], rel=1e-12)
+    # the same 7 groups own the same fleet: the owned TCO does not move with the load on them
+    tco = "TCO over the horizon (capex + opex x years)"
+    assert v(tco) == pytest.approx(data["tco"]["tco_total_usd"], rel=1e-12) and d(tco) == v(tco)

@@ -51,3 +51,7 @@ def test_recommendation_reads_the_pools_live_and_twice_the_load_takes_larger_poo
     assert d("GPUs (both pools)") > 1.9 * rec["num_gpus"]
     assert d("TPOT (decode pool)") == pytest.approx(rec["tpot_ms"], rel=1e-9)
     assert d("Serving checks failed (load, TTFT, TPOT, memory)") == 0
+    # the owned TCO owns both pools: it follows the load, live
+    owned, tco = "GPUs owned (the serving GPUs in use)", "TCO over the horizon (capex + opex x years)"
+    assert v(owned) == rec["num_gpus"] and d(owned) == d("GPUs (both pools)")
+    assert v(tco) == pytest.approx(data["tco"]["tco_total_usd"], rel=1e-12) and d(tco) > 1.9 * v(tco)

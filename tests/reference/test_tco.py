@@ -67,3 +67,25 @@ def test_by_year_adds_up_to_the_totals(years):
     past = [r for r in rows if r["frac"] == 0]
     assert len(past) == 10 - int(-(-years // 1))
     assert all(r["opex_usd"] == r["rent_usd"] == r["depreciation_usd"] == 0 for r in past)
+
+
+def test_gpus_owned_follow_the_purpose():
+    """Training owns the GPUs billed, serving the serving GPUs in use, both the larger (one cluster)."""
+    assert tco.gpus_owned(purpose="training", train_gpus_billed=640, serving_gpus=28) == 640
+    assert tco.gpus_owned(purpose="serving", train_gpus_billed=640, serving_gpus=28) == 28
+    assert tco.gpus_owned(purpose="both", train_gpus_billed=640, serving_gpus=28) == 640
+    assert tco.gpus_owned(purpose="both", train_gpus_billed=64, serving_gpus=96) == 96
+    with pytest.raises(ValueError):
+        tco.gpus_owned(purpose="rent", train_gpus_billed=8, serving_gpus=8)
+    with pytest.raises(ValueError):
+        tco.gpus_owned(purpose="serving", train_gpus_billed=8, serving_gpus=-1)
+
+
+def test_servers_are_whole_and_priced_each():
+    assert tco.server_count(gpus=GPUS, gpus_per_server=8) == NODES  # 17.9.3: 16,384 / 8 = 2,048
+    assert tco.server_count(gpus=28, gpus_per_server=8) == 4  # 7 serving groups of 4 GPUs
+    assert tco.server_count(gpus=4, gpus_per_server=8) == 1
+    assert tco.server_count(gpus=0, gpus_per_server=8) == 0
+    assert tco.server_capex_usd(servers=NODES, server_usd=300_000) == 614.4e6
+    with pytest.raises(ValueError):
+        tco.server_count(gpus=8, gpus_per_server=0)

@@ -46,7 +46,7 @@ SHEETS: dict[str, str] = {
     "serving_max_load": "Inference",
     "cost": "Cost",
     "sensitivity": "Sensitivity",
-    "tco": "TCO",  # after Sensitivity: it reads the owned power per year
+    "tco": "TCO",  # after Cost and Inference: it owns the training or the serving GPUs
     "tco_years": "TCO",
     "checks": "Checks",
     "input_checks": "Checks",

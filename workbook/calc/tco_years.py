@@ -25,7 +25,7 @@ SERIES = [("frac", "fraction", "share of the year in service (0 = past the horiz
           ("depreciation", "USD", "depreciation (capex / years x share in service)"),
           ("cash", "USD", "owned cash out (capex in year 1 + opex)"),
           ("cumulative", "USD", "owned cash out, cumulative (TCO to date)"),
-          ("rent", "USD", "rent alternative (the GPUs billed, 24/7)"),
+          ("rent", "USD", "rent alternative (the GPUs owned, 24/7)"),
           ("rent_cumulative", "USD", "rent alternative, cumulative")]
 
 

@@ -31,9 +31,9 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
         infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
-        sv=data.get("serving") or {}, tco=data.get("tco"),
-        tco_rows=markdown_rows(data["tco"]) if data.get("tco") else [],
-        tco_years=markdown_years(data["tco"]) if data.get("tco") else [], year_heads=[h for h, _ in YEAR_COLUMNS])
+        sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
+        tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}
+              for t in (data.get("tco"), data.get("serving_tco")) if t])
 
 
 def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:

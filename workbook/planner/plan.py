@@ -155,13 +155,30 @@ def _serving(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str,
     return serving_data(req, catalog, res, {id(p): sc.name for p, sc in zip(cols, scs)})
 
 
-def _tco(out: Outcome) -> dict[str, Any] | None:
-    """The owned TCO of the recommended training plan, from its full calculation; None without one (the TCO sheet
-    prices the training GPUs: a serving column's TCO rows are those of its training defaults, not of its replicas)."""
+def _training_tco(out: Outcome) -> dict[str, Any] | None:
+    """The owned TCO of the recommended training plan (its GPUs billed), from its full calculation; None without."""
     if not out.data["training"].get("recommended") or out.search is None:
         return None
     ev = out.search.plans[0]
-    return tco_data(ev.scenario.name, ev.screened.gpu, ev.q)
+    return tco_data(ev.scenario.name, ev.screened.gpu, ev.scenario.purpose, ev.q)
+
+
+def _serving_tco(out: Outcome, catalog) -> dict[str, Any] | None:
+    """The owned TCO of the recommended serving plan: its column (purpose serving) owns its serving GPUs in use,
+    in whole servers; from the column's full calculation. None without a serving plan."""
+    rec = (out.data.get("serving") or {}).get("recommended")
+    if not rec:
+        return None
+    sc = next(s for s in out.scenarios if s.name == rec["scenario"])
+    return tco_data(sc.name, sc.gpu, sc.purpose, compute(sc, catalog))
+
+
+def _tco(out: Outcome, catalog) -> None:
+    """``tco``: the training plan's TCO, else the serving plan's; ``serving_tco``: the serving plan's beside a
+    training plan's (None when ``tco`` is already it, or there is no serving plan)."""
+    training, serving = _training_tco(out), _serving_tco(out, catalog)
+    out.data["tco"] = training or serving
+    out.data["serving_tco"] = serving if training else None
 
 
 def plan_request(req: PlanRequest, catalog) -> Outcome:
@@ -191,7 +208,7 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
                                "load": req.serving.model_dump()}
     else:
         out.data["serving"] = _serving(req, catalog, out, fields)
-    out.data["tco"] = _tco(out)
+    _tco(out, catalog)
     if not out.scenarios:
         out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
                                    if got is None else "no training plan and no serving plan carries the load")

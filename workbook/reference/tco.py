@@ -3,6 +3,11 @@ switches and the storage priced apart from the servers, staff and support, and t
 (capex in year 1, opex and straight-line depreciation per year in service, cumulative), beside the rent of
 the same GPUs. Money in USD; a horizon of N years may end inside a year (N = 2.5: year 3 counts half).
 
+Which GPUs are owned follows the scenario's purpose (docs/planner.md, "The TCO sheet"): a training plan owns the
+GPUs it bills (spares and whole nodes included), a serving plan the serving GPUs in use, a plan of both the
+larger of the two (one cluster bought once trains the model and then serves it). They sit in whole servers:
+the servers bought are the GPUs owned / GPUs per server, rounded up, at the server price each.
+
 Book check (17.9.3, 16,384 H800 = 2,048 servers of 8 GPUs, 8 NDR ports each): servers 2,048 x $300K =
 $614.4M; switches 16,384 ports / 64 ports per switch = 256 x $50K = $12.8M; with Lustre $1-3M and power and
 cooling $2-4M a month, the 3-year TCO is $1.63-1.80 per GPU-hour (spec ERRATUM 28; the book printed 1.0-1.3).
@@ -15,6 +20,37 @@ from workbook.reference.training import ceil_count
 from workbook.units import HOURS_PER_YEAR
 
 MONTHS_PER_YEAR = 12.0
+
+
+PURPOSES = ("training", "serving", "both")
+
+
+def gpus_owned(*, purpose: str, train_gpus_billed: float, serving_gpus: float) -> float:
+    """GPUs the TCO owns: training -> the training GPUs billed; serving -> the serving GPUs in use; both -> the
+    larger of the two (one cluster, bought once, trains the model and then serves it; a fleet that serves while
+    the next model trains is a second scenario of purpose serving, whose TCO adds)."""
+    _nonneg(train_gpus_billed=train_gpus_billed, serving_gpus=serving_gpus)
+    if purpose == "training":
+        return train_gpus_billed
+    if purpose == "serving":
+        return serving_gpus
+    if purpose == "both":
+        return max(train_gpus_billed, serving_gpus)
+    raise ValueError(f"purpose must be one of {PURPOSES}, got {purpose!r}")
+
+
+def server_count(*, gpus: float, gpus_per_server: float) -> int:
+    """Servers bought = ceil(GPUs owned / GPUs per server): whole servers (28 serving GPUs of 8 per server: 4)."""
+    _nonneg(gpus=gpus)
+    if gpus_per_server <= 0:
+        raise ValueError("gpus_per_server must be positive")
+    return ceil_count(gpus / gpus_per_server)
+
+
+def server_capex_usd(*, servers: float, server_usd: float) -> float:
+    """Server capex = servers x price per server (17.9.3: 2,048 x $300K = $614.4M)."""
+    _nonneg(servers=servers, server_usd=server_usd)
+    return servers * server_usd
 
 
 def switch_count(*, nodes: float, nics_per_node: float, switch_ports: float, switch_ports_per_nic: float = 1.0) -> int:

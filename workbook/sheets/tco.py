@@ -1,5 +1,6 @@
 """Line items of the TCO sheet, first block: the owned cluster's cost lines over the TCO horizon (spec 17.9.3
-T8, 17.5.9 table 17-67). Money in USD. Inputs left blank take the Defaults sheet's value (d_<key>).
+T8, 17.5.9 table 17-67) of the GPUs owned (the scenario's purpose picks the training or the serving GPUs).
+Money in USD. Inputs left blank take the Defaults sheet's value (d_<key>).
 """
 
 from __future__ import annotations
@@ -14,18 +15,22 @@ ITEMS = {
     "tco_switch_ports": _blank_default("network.switch_ports"),
     "tco_switch_ports_per_nic": "=d_switch_ports_per_nic",
     "tco_switch_usd": _blank_default("cost.ib_switch_usd"),
-    "tco_nodes": "={plan_nodes_to_buy}",
+    # GPUs owned by the Plan's purpose: training the GPUs billed, serving the serving GPUs in use, both the larger
+    "tco_gpus_owned": '=MAX(IF(OR({purpose}="training",{purpose}="both"),{train_gpus_billed},0),'
+    'IF(OR({purpose}="serving",{purpose}="both"),{srv_gpus_in_use},0))',
+    "tco_nodes": "=ROUNDUP(ROUND({tco_gpus_owned}/{gpu_gpus_per_node},c_count_ceil_digits),0)",
     "tco_nic_ports": "={tco_nodes}*{net_nics_per_node}",
     # 17.9.3: one switch port per NIC port; 16,384 / 64 = 256 switches
     "tco_switches": "=ROUNDUP(ROUND({tco_nic_ports}*{tco_switch_ports_per_nic}/{tco_switch_ports},"
     "c_count_ceil_digits),0)",
     "tco_network_capex_usd": "={tco_switches}*{tco_switch_usd}",
-    "tco_server_capex_usd": "={train_capex_usd}",
+    "tco_server_capex_usd": "={tco_nodes}*{cost_server_capex_usd}",
     "tco_capex_usd": "={tco_server_capex_usd}+{tco_network_capex_usd}",
     "tco_storage_TB": "={storage_total_TB}",
     "tco_storage_usd_per_TB_month": _blank_default("cost.storage_usd_per_TB_month"),
     "tco_storage_per_year_usd": "={tco_storage_TB}*{tco_storage_usd_per_TB_month}*c_cost_months_per_year",
-    "tco_power_per_year_usd": "={own_power_per_year_usd}",
+    # T8 opex: N x TDP x PUE x price per kWh x 8760 h
+    "tco_power_per_year_usd": "={tco_gpus_owned}*{power_usd_per_gpu_hour}*c_hours_per_year",
     "tco_staff_per_year_usd": "={cost.staff_usd_per_year}",
     "tco_support_per_year_usd": "={tco_capex_usd}*{cost.support_frac_of_capex_per_year}",
     "tco_opex_per_year_usd": "={tco_power_per_year_usd}+{tco_storage_per_year_usd}+{tco_staff_per_year_usd}"
@@ -34,8 +39,8 @@ ITEMS = {
     "tco_depreciation_per_year_usd": "={tco_capex_usd}/{tco_years}",
     # T8: capex + opex x years; per GPU-hour over every hour of the horizon
     "tco_total_usd": "={tco_capex_usd}+{tco_opex_per_year_usd}*{tco_years}",
-    "tco_all_in_usd_per_gpu_hour": "={tco_total_usd}/({train_gpus_billed}*{tco_years}*c_hours_per_year)",
-    "tco_rent_per_year_usd": "={train_gpus_billed}*{gpu_hour_usd}*c_hours_per_year",
+    "tco_all_in_usd_per_gpu_hour": "={tco_total_usd}/({tco_gpus_owned}*{tco_years}*c_hours_per_year)",
+    "tco_rent_per_year_usd": "={tco_gpus_owned}*{gpu_hour_usd}*c_hours_per_year",
     "tco_rent_total_usd": "={tco_rent_per_year_usd}*{tco_years}",
     "tco_vs_rent_frac": "=IF({tco_rent_total_usd}>0,{tco_total_usd}/{tco_rent_total_usd},0)",
     "tco_contingency_usd": "={tco_total_usd}*{cost.contingency_frac}",

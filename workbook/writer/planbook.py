@@ -107,12 +107,7 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     for title, rows in _REC:
         row += 2
         w.text(sheet, row, 0, title, "block", "label")
-        for label, name, unit in rows:
-            row += 1
-            w.text(sheet, row, 0, label, "label", "label")
-            _link(w, sheet, row, 1, name, results, unit=unit, cached=_cached(name, results, plan))
-            w.text(sheet, row, 2, unit, "unit", "unit")
-            w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+        row = line_rows(w, sheet, row, rows, results, plan)
     row = _write_ask_by_year(w, sheet, row, results)
     last = row
     # beside the plan: the alternatives (every scenario column), so the page holds both
@@ -134,6 +129,19 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     w.finish_sheet(sheet, 5 + len(names), row)
 
 
+def line_rows(w: Writer, sheet: str, row: int, rows: list[tuple[str, str, str]], results: list[dict], plan: PlanBook,
+              i: int = 0) -> int:
+    """One line per (label, row key, unit) below ``row``: label, link to column ``i``, unit, source sheet.
+    Returns the last row written."""
+    for label, name, unit in rows:
+        row += 1
+        w.text(sheet, row, 0, label, "label", "label")
+        _link(w, sheet, row, 1, name, results, i, unit=unit, cached=_cached(name, results, plan, i))
+        w.text(sheet, row, 2, unit, "unit", "unit")
+        w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    return row
+
+
 #: the ask by year (Recommendation): heading, series of workbook.calc.tco_years ("capex": year 1 only)
 _ASK_BY_YEAR = (("Capex", "capex"), ("Opex", "opex"), ("Rent 24/7 (alternative)", "rent"))
 #: the year-by-year table (Cost Breakdown)
@@ -143,9 +151,9 @@ _BY_YEAR = (("Share in service", "frac"), ("Capex", "capex"), ("Power with PUE",
             ("Rent cumulative", "rent_cumulative"))
 
 
-def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, results: list[dict]) -> int:
-    """Years 1..TCO_MAX_YEARS as rows, one column per series: links to the TCO sheet's per-year rows of the
-    recommended column (capex: the one-off in year 1, blank after). Returns the last row written."""
+def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, results: list[dict], i: int = 0) -> int:
+    """Years 1..TCO_MAX_YEARS as rows, one column per series: links to the TCO sheet's per-year rows of scenario
+    column ``i`` (the recommended one; capex: the one-off in year 1, blank after). Returns the last row written."""
     from workbook.calc.tco_years import YEARS, key
 
     row += 2
@@ -157,7 +165,7 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
     names = {s: [("tco_capex_usd" if k == 1 else None) if s == "capex" else key(k, s) for k in YEARS]
              for _, s in columns}
     # one number format per column, from all its years (whole dollars down the column, not $0.00 past the horizon)
-    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[0][n] for n in ns if n])
+    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[i][n] for n in ns if n])
             for s, ns in names.items()}
     for j, k in enumerate(YEARS):
         row += 1
@@ -165,15 +173,15 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
         for col, (_, series) in enumerate(columns, start=1):
             name = names[series][j]
             if name is not None:  # capex: the one-off in year 1 only
-                w.formula(sheet, row, col, "=" + _ref(w, name), results[0][name], "link", key=name,
+                w.formula(sheet, row, col, "=" + _ref(w, name, i), results[i][name], "link", key=name,
                           num_format=fmts[series])
     w.fit_columns(sheet, 1, len(columns), 12, 18)
     return row
 
 
-def _write_ask_by_year(w: Writer, sheet: str, row: int, results: list[dict]) -> int:
+def _write_ask_by_year(w: Writer, sheet: str, row: int, results: list[dict], i: int = 0) -> int:
     return _year_table(w, sheet, row, "The ask by year (buy: capex vs opex, USD; years past the horizon 0)",
-                       _ASK_BY_YEAR, results)
+                       _ASK_BY_YEAR, results, i)
 
 
 def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:

@@ -66,6 +66,10 @@ SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated"
                ("Cost per 1M output tokens (USD)", "infer_usd_per_1M_tokens", "USD/1M tokens"),
                ("Hard checks failed", "hard_failures_count", "count")]
 MONTH_LABEL = "Serving cost per month (per hour x hours per year / months per year)"
+#: the serving fleet bought (its column's TCO sheet owns the serving GPUs in use, in whole servers)
+BUY_TITLE = "The serving fleet bought (capex in year 1, opex every year; by year below)"
+BUY_FIRST = [("GPUs owned (the serving GPUs in use)", "tco_gpus_owned", "GPUs"),
+             ("Servers bought (GPUs owned in whole servers)", "tco_nodes", "nodes")]
 
 
 def serving_columns(names: list[str], plan) -> list[int]:
@@ -121,6 +125,7 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
             _month(w, sheet, row, 1, results, i0)
             w.text(sheet, row, 2, "USD/month", "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
+    row = write_serving_buy(w, results, plan, i0, row + 1)
     row += 2
     other = sv.get("other_kind")
     then = f"the best {other['kind']} plan, " if other else ""
@@ -137,6 +142,26 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
     for j, i in enumerate(cols[:3]):
         _month(w, sheet, row, 1 + j, results, i)
     return row
+
+
+def buy_rows() -> list[tuple[str, str, str]]:
+    """(label, row key, unit) of the serving fleet bought: GPUs and servers owned, then the training plan's buy
+    lines (planbook._REC) less the owned cost of the training run (tco_report.TRAINING_ONLY)."""
+    from workbook.planner.tco_report import TRAINING_ONLY
+    from workbook.writer.planbook import _REC
+
+    buy = next(rows for title, rows in _REC if title.startswith("The ask: buy"))
+    return BUY_FIRST + [r for r in buy if r[1] not in TRAINING_ONLY]
+
+
+def write_serving_buy(w: Writer, results: list[dict], plan, i: int, row: int) -> int:
+    """The serving fleet's owned TCO (column ``i``) and its ask by year from ``row`` down; returns the last row."""
+    from workbook.writer.planbook import RECOMMENDATION, _write_ask_by_year, line_rows
+
+    row += 1
+    w.text(RECOMMENDATION, row, 0, BUY_TITLE, "block", "label")
+    row = line_rows(w, RECOMMENDATION, row, buy_rows(), results, plan, i)
+    return _write_ask_by_year(w, RECOMMENDATION, row, results, i)
 
 
 def write_serving_recommendation(w: Writer, names: list[str], results: list[dict], plan) -> None:
