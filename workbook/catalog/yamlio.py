@@ -34,11 +34,17 @@ class _Loader(yaml.SafeLoader):
     """SafeLoader whose float resolver also accepts exponent forms without a dot (``3e12``)."""
 
 
-_Loader.yaml_implicit_resolvers = {
-    ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
-    for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123456789."))
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The same loader on libyaml's parser where PyYAML has it (the same nodes and marks, several times
+    faster). Its error messages are terser, so a file it rejects is parsed again by :class:`_Loader`."""
+
+
+for _cls in (_Loader, _FastLoader):
+    _cls.yaml_implicit_resolvers = {
+        ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
+        for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    _cls.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123456789."))
 
 
 #: catalogue, scenario and request files are small; anything larger is refused before it is read
@@ -79,7 +85,16 @@ def load_mapping(path: str | Path, what: str, fields: str) -> tuple[dict, dict[L
 
 def parse_yaml(text: str, name: str) -> tuple[Any, dict[Loc, int]]:
     """``load_yaml`` on text already read (*name* is the file errors name)."""
-    loader = _Loader(text)
+    try:
+        return _parse(text, name, _FastLoader)
+    except InputError:
+        if _FastLoader is _Loader:
+            raise
+        return _parse(text, name, _Loader)  # the pure-Python parser names the problem better
+
+
+def _parse(text: str, name: str, loader_class: type) -> tuple[Any, dict[Loc, int]]:
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:
