@@ -22,7 +22,11 @@ def previous_record(path: Path) -> tuple[str, dict] | None:
         return None
     try:
         check_xlsx(path)
-        return f"previous build {Path(path).name}", read_record(openpyxl.load_workbook(path, read_only=False))
+        wb = openpyxl.load_workbook(path, read_only=True)  # the Manifest rows only: no need to load every sheet
+        try:
+            return f"previous build {Path(path).name}", read_record(wb)
+        finally:
+            wb.close()
     except (InputError, ValueError, OSError, KeyError):
         return None
 
