@@ -40,3 +40,42 @@ def page_footers(pdf: Path) -> list[list[str]]:
         y = max(marks)
         pages.append([t for _, wy, t in sorted(w for w in words if abs(w[1] - y) < 0.5)])
     return pages
+
+
+_SHEET_TAG = re.compile(r'<sheet name="([^"]*)" sheetId="\d+"(?: state="\w+")? r:id="(rId\d+)"')
+_REL = re.compile(r'<Relationship Id="(rId\d+)" Type="[^"]*" Target="([^"]*)"')
+_ANCHOR_TO = re.compile(r"<xdr:to><xdr:col>(\d+)</xdr:col><xdr:colOff>(\d+)</xdr:colOff>")
+_AREA = re.compile(r'<definedName name="_xlnm\.Print_Area" localSheetId="(\d+)">[^<]*?\$([A-Z]+)\$\d+</definedName>')
+
+
+def _col_index(letters: str) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ord(ch) - 64
+    return n - 1
+
+
+def charts_past_print_area(xlsx: Path) -> list[tuple[str, int, int]]:
+    """(sheet, chart's last column, print area's last column; 0-based) of every chart that ends to the right of
+    its sheet's print area: the printed page cuts it there."""
+    import zipfile
+
+    with zipfile.ZipFile(xlsx) as z:
+        book = z.read("xl/workbook.xml").decode()
+        rels = dict(_REL.findall(z.read("xl/_rels/workbook.xml.rels").decode()))
+        last = {int(i): _col_index(c) for i, c in _AREA.findall(book)}
+        out = []
+        for i, (name, rid) in enumerate(_SHEET_TAG.findall(book)):
+            sheet = "xl/" + rels[rid]
+            sheet_rels = sheet.replace("worksheets/", "worksheets/_rels/") + ".rels"
+            if sheet_rels not in z.namelist():
+                continue
+            for target in dict(_REL.findall(z.read(sheet_rels).decode())).values():
+                if "drawings/" not in target:
+                    continue
+                drawing = z.read("xl/drawings/" + target.rsplit("/", 1)[1]).decode()
+                for col, off in _ANCHOR_TO.findall(drawing):
+                    end = int(col) - (1 if int(off) == 0 else 0)  # ends at the left edge of col: inside col - 1
+                    if end > last[i]:
+                        out.append((name, end, last[i]))
+        return out

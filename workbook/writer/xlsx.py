@@ -46,6 +46,10 @@ OVERFLOW_STYLES = ("title", "subtitle", "block")
 #: a subtitle wider than the print area wraps in its cell when that takes at most this many lines (a narrow first
 #: column would make it a tall row: it runs over as before)
 SUBTITLE_MAX_LINES = 3
+#: a chart is no narrower than this (pixels): a print area narrower than it widens to hold the chart
+MIN_CHART_PX = 560
+#: room a chart leaves at the print area's right edge (pixels): the chart's border stays on the page
+CHART_EDGE_PX = 4
 
 
 @dataclass
@@ -197,6 +201,7 @@ class Writer:
             near = row < MAX_FROZEN_ROWS
             ws.freeze_panes(row + 1 if near else 0, cols)
             title_rows = (0, row) if near else title_rows
+        last_col = _fit_charts(ws, last_col)
         printed = [_file_width(ws, c) for c in range(max(last_col, 1) + 1)]
         printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
 
@@ -244,6 +249,27 @@ def _past_print_area(fit: SheetFit, ws, last_col: int, style: str) -> list:
                 wrap_lines(c.text, _width(ws, c.col), c.size, c.bold) <= SUBTITLE_MAX_LINES:
             out.append(c)
     return out
+
+
+def _px(ws, col: int) -> int:
+    """A column's width in pixels as xlsxwriter places drawings over it (hidden: 0)."""
+    info = ws.col_info.get(col)
+    if info is None or info.width is None:
+        return ws.default_col_width
+    return 0 if info.hidden else info.width
+
+
+def _fit_charts(ws, last_col: int) -> int:
+    """Make every chart end inside the print area (the printed page cuts a chart at the print area's last
+    column); a chart that would be narrower than MIN_CHART_PX keeps that width and the print area widens to
+    hold it. Returns the print area's last column."""
+    for row, col, chart, x_offset, *_ in ws.charts:
+        room = sum(_px(ws, c) for c in range(col, last_col + 1)) - x_offset - CHART_EDGE_PX
+        if chart.width > room:
+            chart.width = max(room, MIN_CHART_PX)
+        while sum(_px(ws, c) for c in range(col, last_col + 1)) - x_offset - CHART_EDGE_PX < chart.width:
+            last_col += 1
+    return last_col
 
 
 def _file_width(ws, col: int) -> float:

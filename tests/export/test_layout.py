@@ -1,0 +1,37 @@
+"""What finance prints and opens is whole: no chart past its print area, no word past the page's right margin,
+no text cut at its cell's edge (one-scenario and default workbooks, every sheet)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.export.helpers import charts_past_print_area
+from workbook.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+ONE = str(ROOT / "catalog" / "scenarios" / "17.9.4-70b-plan-h800.yaml")
+
+
+@pytest.fixture(scope="module")
+def one(tmp_path_factory) -> Path:
+    """A one-scenario workbook: its print areas are narrowest (five fixed columns and one scenario column)."""
+    path = tmp_path_factory.mktemp("one") / "one.xlsx"
+    assert main(["build", "--scenarios", ONE, "-o", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def default(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("default") / "default.xlsx"
+    assert main(["build", "-o", str(path)]) == 0
+    return path
+
+
+def test_charts_end_inside_the_print_area(one: Path, default: Path) -> None:
+    """A chart wider than the print area was cut at its right edge (one-scenario Summary, Cost, ZeRO, Inference,
+    Sensitivity: 760-900 px charts over ~700 px of columns)."""
+    assert charts_past_print_area(one) == []
+    assert charts_past_print_area(default) == []
