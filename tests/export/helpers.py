@@ -10,7 +10,7 @@ from workbook.writer.printing import MARGINS_IN
 
 _PAGE = re.compile(r'<page width="([\d.]+)"')
 #: a word box of ``pdftotext -bbox``: left, top, right, text
-_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="[\d.]+">([^<]*)</word>')
+_WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>')
 #: glyph bounding boxes and rounding: the right-aligned footer ends within a tenth of a point of the margin
 EDGE_PT = 1.0
 
@@ -25,7 +25,7 @@ def words_past_right_margin(pdf: Path) -> list[tuple[int, str, float]]:
             page, limit = page + 1, float(m.group(1)) - MARGINS_IN["right"] * 72 + EDGE_PT
         w = _WORD.search(line)
         if w and float(w.group(3)) > limit:
-            out.append((page, w.group(4), float(w.group(3))))
+            out.append((page, w.group(5), float(w.group(3))))
     return out
 
 
@@ -35,7 +35,7 @@ def page_footers(pdf: Path) -> list[list[str]]:
     xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     pages = []
     for page in xml.split("<page ")[1:]:
-        words = [(float(m.group(1)), float(m.group(2)), m.group(4)) for m in _WORD.finditer(page)]
+        words = [(float(m.group(1)), float(m.group(2)), m.group(5)) for m in _WORD.finditer(page)]
         marks = [y for (_, y, t), nxt in zip(words, words[1:]) if t == "Page" and nxt[2].isdigit()]
         y = max(marks)
         pages.append([t for _, wy, t in sorted(w for w in words if abs(w[1] - y) < 0.5)])
@@ -79,3 +79,55 @@ def charts_past_print_area(xlsx: Path) -> list[tuple[str, int, int]]:
                     if end > last[i]:
                         out.append((name, end, last[i]))
         return out
+
+
+#: where a cell's text may wrap: at a space, after a hyphen or slash
+_TOKEN = re.compile(r"\s+|(?<=[\-/])")
+_XML_ESC = {"&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+
+
+def _tokens(text: str) -> list[str]:
+    for esc, ch in _XML_ESC.items():
+        text = text.replace(esc, ch)
+    return [t for t in _TOKEN.split(text) if t]
+
+
+def _pieced(word: str, pieces: set[str]) -> bool:
+    """True when *word* is a run of printed words (a word too long for its line breaks inside it)."""
+    ok = [True] + [False] * len(word)
+    for i in range(len(word)):
+        if ok[i]:
+            for j in range(i + 1, len(word) + 1):
+                if word[i:j] in pieces:
+                    ok[j] = True
+    return ok[-1]
+
+
+def texts_cut(xlsx: Path, pdf: Path) -> list[tuple[str, str, str, str]]:
+    """(sheet, cell, text, first word missing) of every visible text cell of the printed sheets some word of which
+    the PDF does not show: the cell's edge cut it (a neighbour's text or the print area's edge). The PDF holds
+    the recalculated values; the workbook's cached texts are the same (``workbook verify``)."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(xlsx, data_only=True)
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    printed: dict[str, set[str]] = {}
+    for page, footer in zip(xml.split("<page ")[1:], page_footers(pdf)):
+        line = f" {' '.join(footer)} "  # the footer names the sheet
+        sheet = max((t for t in wb.sheetnames if f" {t} " in line), key=len)
+        printed.setdefault(sheet, set()).update(t for m in _WORD.finditer(page) for t in _tokens(m.group(5)))
+    out = []
+    for ws in wb.worksheets:
+        if ws.title not in printed:
+            continue
+        got = printed[ws.title]
+        hidden_cols = {c for d in ws.column_dimensions.values() if d.hidden for c in range(d.min, d.max + 1)}
+        hidden_rows = {r for r, d in ws.row_dimensions.items() if d.hidden}
+        for row in ws.iter_rows():
+            for c in row:
+                if not isinstance(c.value, str) or c.column in hidden_cols or c.row in hidden_rows:
+                    continue
+                missing = [t for t in _tokens(c.value) if t not in got and not _pieced(t, got)]
+                if missing:
+                    out.append((ws.title, c.coordinate, c.value, missing[0]))
+    return out

@@ -8,11 +8,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.export.helpers import charts_past_print_area
+from tests.export.helpers import charts_past_print_area, texts_cut, words_past_right_margin
 from workbook.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE = str(ROOT / "catalog" / "scenarios" / "17.9.4-70b-plan-h800.yaml")
+
+
+pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+
+
+def _pdf(xlsx: Path, sheets: str) -> Path:
+    pdf = xlsx.with_name(f"{xlsx.stem}-{sheets.replace(',', '-')}.pdf")
+    assert main(["export", str(xlsx), "--pdf", str(pdf), "--sheets", sheets]) == 0
+    return pdf
 
 
 @pytest.fixture(scope="module")
@@ -35,3 +44,11 @@ def test_charts_end_inside_the_print_area(one: Path, default: Path) -> None:
     Sensitivity: 760-900 px charts over ~700 px of columns)."""
     assert charts_past_print_area(one) == []
     assert charts_past_print_area(default) == []
+
+
+def test_status_lines_print_whole(default: Path) -> None:
+    """The status line of each scenario ("PASS (2 warning(s); first: Communication share above the planning
+    limit)") was cut at its column's edge on the Summary and the Checks sheets: a text result wraps."""
+    pdf = _pdf(default, "Summary,Checks")
+    assert texts_cut(default, pdf) == []
+    assert words_past_right_margin(pdf) == []

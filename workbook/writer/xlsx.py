@@ -46,6 +46,8 @@ OVERFLOW_STYLES = ("title", "subtitle", "block")
 #: a subtitle wider than the print area wraps in its cell when that takes at most this many lines (a narrow first
 #: column would make it a tall row: it runs over as before)
 SUBTITLE_MAX_LINES = 3
+#: suffix of a style's wrapping variant
+WRAP = "_wrap"
 #: a chart is no narrower than this (pixels): a print area narrower than it widens to hold the chart
 MIN_CHART_PX = 560
 #: room a chart leaves at the print area's right edge (pixels): the chart's border stays on the page
@@ -88,8 +90,12 @@ class Writer:
 
     @staticmethod
     def _props(style: str, num_format: str | None = None) -> dict:
+        """The format of *style*; ``<style>_wrap`` is *style* with its text wrapping in the cell."""
         props = dict(styles.BASE)
-        props.update(styles.STYLES[style])
+        base = style[:-len(WRAP)] if style.endswith(WRAP) and style not in styles.STYLES else style
+        props.update(styles.STYLES[base])
+        if base != style:
+            props["text_wrap"] = True
         if num_format:
             props["num_format"] = num_format
         return props
@@ -123,6 +129,8 @@ class Writer:
         style = style or ("link" if role == "link" else ("check" if role == "check" else "calc"))
         if isinstance(cached, bool):
             cached = 1 if cached else 0
+        if isinstance(cached, str) and not self._props(style).get("text_wrap"):
+            style += WRAP  # a text result (a status line) wraps in its column: beside a filled cell it would be cut
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
         self.book.cells.add(sheet, row, col, role, key, scenario, content=formula,
                             cached=repr(float(cached)) if isinstance(cached, (int, float)) else str(cached))
