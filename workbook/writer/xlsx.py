@@ -8,6 +8,7 @@ into place, so a failed build never leaves a half-written output.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -100,18 +101,19 @@ class Writer:
             props["num_format"] = num_format
         return props
 
-    def _track(self, sheet: str, row: int, col: int, text: str, style: str) -> None:
+    def _track(self, sheet: str, row: int, col: int, text: str, style: str, plain: bool = False) -> None:
         """Remember what a cell shows, to size its column and row when the sheet is finished."""
         p = self._props(style)
         self.fit[sheet].add(row, col, text, int(p["font_size"]), bool(p.get("bold")), bool(p.get("text_wrap")),
-                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1, style=style)
+                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1, style=style,
+                            plain=plain and not p.get("align"))
 
     # -- cells ---------------------------------------------------------------------------------
     def text(self, sheet: str, row: int, col: int, value: str, style: str = "text", role: str = "text", key: str = "") -> None:
         text = "" if value is None else str(value)
         self.ws[sheet].write_string(row, col, text, self.fmt(style))
         self.book.cells.add(sheet, row, col, role, key, content=text)
-        self._track(sheet, row, col, text, style)
+        self._track(sheet, row, col, text, style, plain=True)
 
     def number(self, sheet: str, row: int, col: int, value: float, style: str, role: str, key: str = "",
                num_format: str | None = None, scenario: int | None = None) -> None:
@@ -192,12 +194,24 @@ class Writer:
             widths[c] = max(widths[x] for x in same)
         for col, width in sorted(widths.items()):
             _set_width(ws, col, width)
+        last_col = _fit_charts(ws, max(last_col, 1))
+        wide = printing.pages_wide([_file_width(ws, c) for c in range(last_col + 1)], landscape) > 1
+        if wide:  # a page right of the first prints column A alone: its titles must fit it (below)
+            floor = max((text_width(c.text, c.size, c.bold) for c in fit.cells if c.col == 0 and c.style in
+                         ("title", "block")), default=0.0)
+            if _width(ws, 0) < floor:
+                _set_width(ws, 0, math.ceil(floor * 10) / 10)
         for c in fit.boxed_in("block"):  # a block title with a neighbour cannot run over: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("block_wrap"))
             c.wrap = True
-        for c in _past_print_area(fit, ws, last_col, "subtitle"):  # it would be clipped in print: it wraps
+        for c in fit.cut(lambda col: _width(ws, col), last_col, OVERFLOW_STYLES):
+            if c.plain and not _hidden(ws, c.col):  # a one-line text its neighbour (or the page's edge) would cut
+                ws.write_string(c.row, c.col, c.text, self.fmt(c.style + WRAP))
+                c.wrap = True
+        for c in _past_print_area(fit, ws, last_col, "subtitle", wide):  # it would be cut in print: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("subtitle_wrap"))
             c.wrap = True
+        last_col = _room_for_subtitle(fit, ws, last_col)
         heights = fit.heights(lambda c: _width(ws, c))
         heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
         for row, pt in sorted(heights.items()):
@@ -209,8 +223,7 @@ class Writer:
             near = row < MAX_FROZEN_ROWS
             ws.freeze_panes(row + 1 if near else 0, cols)
             title_rows = (0, row) if near else title_rows
-        last_col = _fit_charts(ws, last_col)
-        printed = [_file_width(ws, c) for c in range(max(last_col, 1) + 1)]
+        printed = [_file_width(ws, c) for c in range(last_col + 1)]
         printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
 
     def close(self) -> None:
@@ -245,18 +258,39 @@ def _width(ws, col: int) -> float:
     return (px - 5) / 7 if px > 12 else px / 12
 
 
-def _past_print_area(fit: SheetFit, ws, last_col: int, style: str) -> list:
+def _past_print_area(fit: SheetFit, ws, last_col: int, style: str, wide: bool = False) -> list:
     """Cells of *style* whose text, run over the cells to its right, would reach past *last_col* (the print area's
-    last column: the printed page clips it there) and that their own column holds in SUBTITLE_MAX_LINES lines."""
+    last column: the printed page cuts it there) and that their own column holds in SUBTITLE_MAX_LINES lines; on
+    a sheet printed more than one page wide (*wide*), every one in column A wider than it (a page right of the
+    first prints column A alone, and cuts the text at its edge)."""
     out = []
     for c in fit.cells:
-        if c.style != style:
+        if c.style != style or c.wrap:
+            continue
+        if wide and c.col == 0:
+            if text_width(c.text, c.size, c.bold) > _width(ws, 0):
+                out.append(c)
             continue
         printed = sum(_width(ws, col) for col in range(c.col, max(last_col, 1) + 1))
         if text_width(c.text, c.size, c.bold) > printed and \
                 wrap_lines(c.text, _width(ws, c.col), c.size, c.bold) <= SUBTITLE_MAX_LINES:
             out.append(c)
     return out
+
+
+def _room_for_subtitle(fit: SheetFit, ws, last_col: int) -> int:
+    """The print area's last column, moved right until a one-line subtitle (one its narrow column would wrap onto
+    more than SUBTITLE_MAX_LINES lines) ends inside it."""
+    for c in fit.cells:
+        if c.style == "subtitle" and not c.wrap:
+            while sum(_width(ws, col) for col in range(c.col, last_col + 1)) < text_width(c.text, c.size, c.bold):
+                last_col += 1
+    return last_col
+
+
+def _hidden(ws, col: int) -> bool:
+    info = ws.col_info.get(col)
+    return bool(info is not None and info.hidden)
 
 
 def _px(ws, col: int) -> int:
