@@ -108,6 +108,7 @@ def texts_cut(xlsx: Path, pdf: Path) -> list[tuple[str, str, str, str]]:
     the PDF does not show: the cell's edge cut it (a neighbour's text or the print area's edge). The PDF holds
     the recalculated values; the workbook's cached texts are the same (``workbook verify``)."""
     import openpyxl
+    from openpyxl.utils import range_boundaries
 
     wb = openpyxl.load_workbook(xlsx, data_only=True)
     xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
@@ -123,7 +124,9 @@ def texts_cut(xlsx: Path, pdf: Path) -> list[tuple[str, str, str, str]]:
         got = printed[ws.title]
         hidden_cols = {c for d in ws.column_dimensions.values() if d.hidden for c in range(d.min, d.max + 1)}
         hidden_rows = {r for r, d in ws.row_dimensions.items() if d.hidden}
-        for row in ws.iter_rows():
+        area = ws.print_area if isinstance(ws.print_area, str) else ws.print_area[0]
+        c0, r0, c1, r1 = range_boundaries(area.split("!")[-1])
+        for row in ws.iter_rows(min_row=r0, max_row=r1, min_col=c0, max_col=c1):
             for c in row:
                 if not isinstance(c.value, str) or c.column in hidden_cols or c.row in hidden_rows:
                     continue
