@@ -20,7 +20,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import printing, styles
 from workbook.writer.cells import CellRegistry
-from workbook.writer.fit import DEFAULT_WIDTH, SheetFit, text_width, wrap_lines
+from workbook.writer.fit import DEFAULT_ROW_PT, DEFAULT_WIDTH, HEADER_STYLE, SheetFit, text_width, wrap_lines
 from workbook.writer.numfmt import render
 from workbook.writer.layout import (
     COL_KEY,
@@ -224,6 +224,9 @@ class Writer:
             ws.freeze_panes(row + 1 if near else 0, cols)
             title_rows = (0, row) if near else title_rows
         printed = [_file_width(ws, c) for c in range(last_col + 1)]
+        one_wide = printing.pages_wide(printed, landscape) == 1  # else the page model does not hold: a break each
+        _keep_subtables(ws, fit, heights, last_row, printing.body_pt(printed, landscape) if one_wide else 0.0,
+                        sum(heights.get(r, DEFAULT_ROW_PT) for r in range(title_rows[0], title_rows[1] + 1)))
         printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
 
     def close(self) -> None:
@@ -286,6 +289,43 @@ def _room_for_subtitle(fit: SheetFit, ws, last_col: int) -> int:
             while sum(_width(ws, col) for col in range(c.col, last_col + 1)) < text_width(c.text, c.size, c.bold):
                 last_col += 1
     return last_col
+
+
+def _subtables(fit: SheetFit) -> list[tuple[int, int, int]]:
+    """(first row, header row, last row) of every table below the sheet's first one that has its own header row
+    (the serving plans compared, a TCO by year, a second catalogue): first is its title row, or the header when
+    the title shares its row; last is the row before the next empty one."""
+    heads = sorted({c.row for c in fit.cells if c.style == HEADER_STYLE})
+    titles = {c.row for c in fit.cells if c.col == 0 and c.style in ("block", "block_wrap")}
+    filled = {c.row for c in fit.cells}
+    later = [r for r, prev in zip(heads[1:], heads) if r > prev + 1]  # a header of several rows counts once
+    out = []
+    for r in later:
+        last = r
+        while last + 1 in filled:
+            last += 1
+        out.append((r - 1 if r - 1 in titles else r, r, last))
+    return out
+
+
+def _keep_subtables(ws, fit: SheetFit, heights: dict[int, float], last_row: int, body: float,
+                    repeated: float) -> None:
+    """A page break before every table of :func:`_subtables` that would otherwise start on one page and go on over
+    the next, its rows under the sheet's repeated header instead of its own: the whole table prints on one page
+    when it fits one, else its title, header and first two rows do (pages modelled by printing.page_starts; *body*
+    0: no model, a break before each, as on a sheet printed more than one page wide, which LibreOffice zooms
+    past the model)."""
+    breaks = set(ws.hbreaks)
+    rows = [heights.get(r, DEFAULT_ROW_PT) for r in range(last_row + 1)]
+    for first, head, last in _subtables(fit):
+        whole = sum(rows[first:last + 1]) <= body - repeated
+        end = min(last if whole else head + 2, last_row)
+        starts = printing.page_starts(rows, body, repeated, sorted(breaks)) if body else []
+        page = lambda r: sum(1 for s in starts if s <= r)  # noqa: E731
+        if not body or (page(first) != page(end) and first not in starts):
+            breaks.add(first)
+    if breaks != set(ws.hbreaks):
+        ws.set_h_pagebreaks(sorted(breaks))
 
 
 def _hidden(ws, col: int) -> bool:
