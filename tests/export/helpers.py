@@ -134,3 +134,66 @@ def texts_cut(xlsx: Path, pdf: Path) -> list[tuple[str, str, str, str]]:
                 if missing:
                     out.append((ws.title, c.coordinate, c.value, missing[0]))
     return out
+
+
+#: a table of at most this many rows prints on one page
+SHORT_TABLE_ROWS = 15
+
+
+def tables_split(xlsx: Path, pdf: Path) -> list[tuple[str, str, str]]:
+    """(sheet, table title, first row) of every table below a sheet's first (a row of header cells further down,
+    the title above it or beside it) whose title and first two rows (and last row, for a short table) print on
+    different pages: its rows then go on under the sheet's repeated header, not their own."""
+    import openpyxl
+
+    from workbook.writer.styles import HEADER_FILL
+
+    wb = openpyxl.load_workbook(xlsx)
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    pages: list[tuple[str, str]] = []  # (sheet, the page's words joined)
+    for page, footer in zip(xml.split("<page ")[1:], page_footers(pdf)):
+        line = f" {' '.join(footer)} "
+        sheet = max((t for t in wb.sheetnames if f" {t} " in line), key=len)
+        pages.append((sheet, " ".join(m.group(5) for m in _WORD.finditer(page))))
+    out = []
+    for ws in wb.worksheets:
+        mine = [text for sheet, text in pages if sheet == ws.title]
+        if not mine:
+            continue
+        def head(c) -> bool:
+            return c.value is not None and str(c.fill.fgColor.rgb or "").endswith(HEADER_FILL[1:])
+
+        heads = [r for r in range(1, ws.max_row + 1) if any(head(c) for c in ws[r])]
+        for r, prev in zip(heads[1:], heads):
+            if r == prev + 1:
+                continue
+            title = ws.cell(r - 1 if head(ws.cell(r, 1)) else r, 1).value
+            last = r
+            while isinstance(ws.cell(last + 1, 1).value, str):
+                last += 1
+            body = [ws.cell(r + i, 1).value for i in (1, 2)]  # its first two rows, and its last if it is short
+            body += [ws.cell(last, 1).value] if last - r <= SHORT_TABLE_ROWS else []
+            if not isinstance(title, str) or not all(isinstance(b, str) for b in body):
+                continue
+            words = lambda t: " ".join(t.split()[:3])  # noqa: E731
+            if not any(words(title) in text and all(words(b) in text.split(words(title), 1)[1] for b in body)
+                       for text in mine):
+                out.append((ws.title, title, body[0]))
+    return out
+
+
+def words_overlapping(pdf: Path) -> list[tuple[int, str, str]]:
+    """(page, word, word) of every two words on a line whose boxes overlap: text printed over text (a chart's
+    data labels over each other or over its axis labels)."""
+    xml = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    out = []
+    for n, page in enumerate(xml.split("<page ")[1:], 1):
+        words = sorted((float(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)), m.group(5))
+                       for m in _WORD.finditer(page))
+        for i, a in enumerate(words):
+            for b in words[i + 1:]:
+                if b[0] >= a[2] - 0.5:  # sorted by left edge: no later word reaches back over a
+                    break
+                if min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1]):
+                    out.append((n, a[4], b[4]))
+    return out

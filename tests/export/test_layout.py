@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.export.helpers import charts_past_print_area, texts_cut, words_past_right_margin
+from tests.export.helpers import (charts_past_print_area, tables_split, texts_cut, words_overlapping,
+                                  words_past_right_margin)
 from workbook.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,3 +69,18 @@ def test_every_sheet_prints_whole(book: str, request) -> None:
     pdf = _pdf(xlsx, "all")
     assert words_past_right_margin(pdf) == []
     assert texts_cut(xlsx, pdf) == []
+    assert tables_split(xlsx, pdf) == []  # Engines: the devices table's header at the foot of the profiles' page
+    assert words_overlapping(pdf) == []  # the one-scenario tornado's -step labels over the driver names
+
+
+@pytest.mark.parametrize("request_file", ["17.9.4-70b-h800", "serve-70b-chat"])
+def test_plan_pdf_prints_whole(request_file: str, tmp_path: Path) -> None:
+    """The plan PDF (workbook plan REQUEST -o DIR): no word past the margin, no text cut, no table split from its
+    header (the serving plans compared: their header at the foot of a page, their rows on the next under the
+    sheet's header; the TCO by year likewise on Cost Breakdown), no chart label over another."""
+    assert main(["plan", str(ROOT / "catalog" / "requests" / f"{request_file}.yaml"), "-o", str(tmp_path)]) == 0
+    xlsx, pdf = tmp_path / f"{request_file}.xlsx", tmp_path / f"{request_file}.pdf"
+    assert words_past_right_margin(pdf) == []
+    assert texts_cut(xlsx, pdf) == []
+    assert tables_split(xlsx, pdf) == []
+    assert words_overlapping(pdf) == []  # the tornado's 57.8 over 59.5 days
