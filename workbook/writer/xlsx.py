@@ -196,11 +196,16 @@ class Writer:
             _set_width(ws, col, width)
         last_col = _fit_charts(ws, max(last_col, 1))
         wide = printing.pages_wide([_file_width(ws, c) for c in range(last_col + 1)], landscape) > 1
-        if wide:  # a page right of the first prints column A alone: its titles must fit it (below)
-            floor = max((text_width(c.text, c.size, c.bold) for c in fit.cells if c.col == 0 and c.style in
-                         ("title", "block")), default=0.0)
+        if wide:  # a page right of the first prints column A alone: its titles fit it (up to its bound) or wrap
+            runs = [c for c in fit.cells if c.col == 0 and c.style in ("title", "block") and not c.wrap]
+            floor = min(max((text_width(c.text, c.size, c.bold) for c in runs), default=0.0),
+                        fit.bounds.get(0, (0.0, 0.0))[1])
             if _width(ws, 0) < floor:
                 _set_width(ws, 0, math.ceil(floor * 10) / 10)
+            for c in runs:
+                if text_width(c.text, c.size, c.bold) > _width(ws, 0):
+                    ws.write_string(c.row, c.col, c.text, self.fmt(c.style + WRAP))
+                    c.wrap = True
         for c in fit.boxed_in("block"):  # a block title with a neighbour cannot run over: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("block_wrap"))
             c.wrap = True
