@@ -99,6 +99,10 @@ class SheetFit:
         if text:
             self.cells.append(Cell(row, col, text, size, bold, wrap, sizes, lines, style, plain))
 
+    def taken(self) -> set[tuple[int, int]]:
+        """(row, col) of every cell with text."""
+        return {(c.row, c.col) for c in self.cells}
+
     def boxed_in(self, style: str) -> list[Cell]:
         """Cells of *style* with text in the cell to their right (they cannot run over: they wrap)."""
         taken = {(c.row, c.col) for c in self.cells}

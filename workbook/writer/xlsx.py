@@ -7,6 +7,7 @@ into place, so a failed build never leaves a half-written output.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import os
@@ -216,6 +217,11 @@ class Writer:
         for c in _past_print_area(fit, ws, last_col, "subtitle", wide):  # it would be cut in print: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("subtitle_wrap"))
             c.wrap = True
+        if wide:  # one too long to wrap in column A moves right of it: the pages right of the first leave it out
+            for c in fit.cells:
+                if c.style == "subtitle" and c.col == 0 and not c.wrap and \
+                        text_width(c.text, c.size, c.bold) > _width(ws, 0) and (c.row, 1) not in fit.taken():
+                    self._move(sheet, c, 1)
         last_col = _room_for_subtitle(fit, ws, last_col)
         heights = fit.heights(lambda c: _width(ws, c))
         heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
@@ -233,6 +239,16 @@ class Writer:
         _keep_subtables(ws, fit, heights, last_row, printing.body_pt(printed, landscape) if one_wide else 0.0,
                         sum(heights.get(r, DEFAULT_ROW_PT) for r in range(title_rows[0], title_rows[1] + 1)))
         printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
+
+    def _move(self, sheet: str, c, col: int) -> None:
+        """Move the text cell of fit record *c* to column *col* of its row (same style, same registry entry)."""
+        ws = self.ws[sheet]
+        cell = ws.table[c.row].pop(c.col)
+        ws.write_string(c.row, col, c.text, cell.format)
+        reg = self.book.cells.cells
+        i = next(i for i, r in enumerate(reg) if (r.sheet, r.row, r.col) == (sheet, c.row, c.col))
+        reg[i] = dataclasses.replace(reg[i], col=col)
+        c.col = col
 
     def close(self) -> None:
         self.wb.close()
@@ -269,14 +285,15 @@ def _width(ws, col: int) -> float:
 def _past_print_area(fit: SheetFit, ws, last_col: int, style: str, wide: bool = False) -> list:
     """Cells of *style* whose text, run over the cells to its right, would reach past *last_col* (the print area's
     last column: the printed page cuts it there) and that their own column holds in SUBTITLE_MAX_LINES lines; on
-    a sheet printed more than one page wide (*wide*), every one in column A wider than it (a page right of the
-    first prints column A alone, and cuts the text at its edge)."""
+    a sheet printed more than one page wide (*wide*), one in column A wider than it that it holds in as many
+    lines (a page right of the first prints column A alone, and cuts the text at its edge)."""
     out = []
     for c in fit.cells:
         if c.style != style or c.wrap:
             continue
         if wide and c.col == 0:
-            if text_width(c.text, c.size, c.bold) > _width(ws, 0):
+            if text_width(c.text, c.size, c.bold) > _width(ws, 0) and \
+                    wrap_lines(c.text, _width(ws, 0), c.size, c.bold) <= SUBTITLE_MAX_LINES:
                 out.append(c)
             continue
         printed = sum(_width(ws, col) for col in range(c.col, max(last_col, 1) + 1))
