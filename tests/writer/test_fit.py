@@ -101,3 +101,42 @@ def test_a_subtitle_wider_than_the_print_area_wraps_in_a_wide_first_column(tmp_p
     assert 1 < lines <= SUBTITLE_MAX_LINES and plan.row_dimensions[2].height >= lines * line_pt(10)
     assert not wb["Cost"]["A2"].alignment.wrap_text  # it fits: it stays one line
     assert wrap_lines(long, 9) > SUBTITLE_MAX_LINES and not wb["Storage"]["A2"].alignment.wrap_text
+    assert wb["Cost"].print_area == "'Cost'!$A$1:$D$4"
+    last = wb["Storage"].print_area.split("$")[-2]  # it runs over: the print area widens to hold it
+    assert last > "D" and text_width(long) <= 9 + sum(wb["Storage"].column_dimensions[c].width for c in "BCD") + \
+        8.43 * (ord(last) - ord("D"))
+
+
+def test_a_header_word_never_breaks_inside(tmp_path):
+    """A catalogue header (a field key such as hbm_device_MiB) printed as 'hbm_devi' over 'ce_MiB': its column is
+    at least as wide as its longest word, whatever the column's bound."""
+    from workbook.writer.xlsx import Book, Writer
+
+    path = tmp_path / "t.xlsx"
+    w = Writer(path, Book(path, []))
+    w.text("Hardware", 3, 1, "price_on_demand_usd_per_gpu_hour", "header", "header")
+    w.text("Hardware", 3, 2, "tdp_W", "header", "header")
+    w.fit_columns("Hardware", 1, 2, 7, 11)
+    w.finish_sheet("Hardware", 2, 3)
+    w.close()
+    ws = openpyxl.load_workbook(path)["Hardware"]
+    assert _width(ws, 2) >= text_width("price_on_demand_usd_per_gpu_hour", bold=True)
+    assert _width(ws, 3) == pytest.approx(7, abs=0.2)
+
+
+def test_a_one_line_text_its_neighbour_would_cut_wraps(tmp_path):
+    """A one-line text wider than its bounded column, with a filled cell beside it, wraps (it was cut)."""
+    from workbook.writer.xlsx import Book, Writer
+
+    path = tmp_path / "t.xlsx"
+    w = Writer(path, Book(path, []))
+    w.text("Hardware", 5, 0, "bidirectional_aggregate_and_more", "input_text", "input")
+    w.text("Hardware", 5, 1, "x", "input_text", "input")
+    w.text("Hardware", 6, 0, "runs_over_an_empty_cell_beside", "input_text", "input")
+    w.fit_columns("Hardware", 0, 1, 6, 10)
+    w.finish_sheet("Hardware", 3, 6)
+    w.close()
+    ws = openpyxl.load_workbook(path)["Hardware"]
+    assert ws["A6"].alignment.wrap_text and ws["A6"].font.color.rgb.endswith("0000FF")  # still an input
+    assert ws.row_dimensions[6].height >= 2 * line_pt(10)
+    assert not ws["A7"].alignment.wrap_text

@@ -31,7 +31,10 @@ META_FIELDS = ("notes", "source", "as_of", "field_sources")
 WRAP_FIELDS = ("name", "notes", "source")
 #: (min, max) width of a catalogue column by kind; numbers are narrow, their headers wrap
 TABLE_WIDTHS = {"id": (6, 16), "name": (14, 24), "notes": (24, 48), "source": (24, 48), "as_of": (10, 11),
-                "text": (6, 16), "number": (7, 11), "bool": (6, 9)}
+                "text": (6, 22), "number": (7, 11), "bool": (6, 9)}
+
+#: (min, max) width of the Defaults columns: default (its note), unit, source, key, value, as of
+DEFAULTS_WIDTHS = ((24, 50), (6, 14), (14, 44), (10, 30), (8, 14), (10, 11))
 
 
 def table_fields(records: list[Any]) -> list[str]:
@@ -94,7 +97,7 @@ def write_constants(w: Writer, constants: list[tuple], tables: dict, start_row: 
         for j, c in enumerate(columns):
             w.define(f"t_{tname}_{c}", sheet, first, 4 + j, row)
         row += 1
-    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 24), (8, 20))):
+    for col, (lo, hi) in enumerate(((20, 40), (6, 12), (10, 22), (10, 42), (8, 20))):  # keys whole
         w.fit_columns(sheet, col, col, lo, hi)
     return row + 1
 
@@ -188,16 +191,19 @@ def write_defaults(w: Writer, defaults, start_row: int) -> int:
     row += 1
     for col, head in enumerate(("Default", "Unit", "Source", "Key", "Value", "As of")):
         w.text(sheet, row, col, head, "header", "header")
+    w.set_table_header(sheet, row, 1)  # in view and on every printed page
     first = row + 1
     for key, rec in sorted(defaults.records.items()):
         row += 1
-        w.text(sheet, row, 0, (rec.notes or key.replace("_", " "))[:120], "label", "label")
+        w.text(sheet, row, 0, rec.notes or key.replace("_", " "), "label", "label")  # whole: it wraps
         w.text(sheet, row, 1, rec.unit, "unit", "unit")
         w.text(sheet, row, 2, rec.source, "source", "source")
         w.text(sheet, row, 3, key, "key", "key")
         w.number(sheet, row, 4, rec.value, "input", "input", key=f"d_{key}", num_format=number_format(rec.unit, [rec.value]))
         w.text(sheet, row, 5, rec.as_of.isoformat(), "source", "source")
         w.define(f"d_{key}", sheet, row, 4)
+    for col, (lo, hi) in enumerate(DEFAULTS_WIDTHS):
+        w.fit_columns(sheet, col, col, lo, hi)
     w.ws[sheet].data_validation(first, 4, row, 4, {
         "validate": "decimal", "criteria": ">=", "value": 0,
         "error_title": "Default value", "error_message": "a number >= 0",

@@ -39,7 +39,7 @@ CHARTS = [
                ("zero_overhead_GB", "Runtime overhead")),
               "ZeRO", "#,##0", stacked=True),
     ChartSpec("Training cost per scenario (cloud, actual duration)", "USD", (("train_cost_usd", "Training cost"),),
-              "Cost", "$#,##0", label_format=USD_LABEL),
+              "Cost", USD_LABEL, label_format=USD_LABEL),  # short axis labels: they stay level in a narrow chart
     ChartSpec("Decode step time: compute vs memory", "ms per decode step",
               (("decode_compute_ms", "Compute time"), ("decode_memory_ms", "Memory time")),
               "Inference", "#,##0", label_format="#,##0.0#", log_when_spread=False),

@@ -22,6 +22,8 @@ _EM = {**dict.fromkeys("il.,:;!|'", 0.24), **dict.fromkeys("jftrI()[]-/ ", 0.32)
 AVERAGE_EM = 0.55
 #: row height per line of text, by font size (points)
 _LINE_PT = {9: 12.0, 10: 13.0, 11: 14.5, 14: 19.0}
+#: the style of table headers: their words never break inside (a key such as hbm_device_MiB reads whole)
+HEADER_STYLE = "header"
 _BREAK = re.compile(r"(?<=[ \-/])")  # where Excel and LibreOffice may wrap: after a space, hyphen, slash
 
 
@@ -68,6 +70,11 @@ class Cell:
     sizes: bool = True  # counts toward its column's width (text that overflows does not)
     lines: int = 1  # lines the text may wrap onto before it widens its column
     style: str = ""
+    plain: bool = False  # a typed text (not a number or a formula's result): it may be rewritten to wrap
+
+    def word(self) -> float:
+        """Width of the text's longest word (a run without a break point): narrower, the word breaks inside."""
+        return max(text_width(w.rstrip(" "), self.size, self.bold) for w in _BREAK.split(self.text))
 
     def need(self) -> float:
         """Narrowest width that shows the text on at most ``lines`` lines."""
@@ -88,14 +95,33 @@ class SheetFit:
     bounds: dict[int, tuple[float, float]] = field(default_factory=dict)  # col -> (min, max) width
 
     def add(self, row: int, col: int, text: str, size: int, bold: bool, wrap: bool, sizes: bool = True,
-            lines: int = 1, style: str = "") -> None:
+            lines: int = 1, style: str = "", plain: bool = False) -> None:
         if text:
-            self.cells.append(Cell(row, col, text, size, bold, wrap, sizes, lines, style))
+            self.cells.append(Cell(row, col, text, size, bold, wrap, sizes, lines, style, plain))
+
+    def taken(self) -> set[tuple[int, int]]:
+        """(row, col) of every cell with text."""
+        return {(c.row, c.col) for c in self.cells}
 
     def boxed_in(self, style: str) -> list[Cell]:
         """Cells of *style* with text in the cell to their right (they cannot run over: they wrap)."""
         taken = {(c.row, c.col) for c in self.cells}
         return [c for c in self.cells if c.style == style and (c.row, c.col + 1) in taken]
+
+    def cut(self, width_of, last_col: int, keep: tuple[str, ...]) -> list[Cell]:
+        """One-line cells (styles not in *keep*) whose text is wider than its column and the empty cells it may
+        run over, up to the next filled cell or *last_col* (the print area's edge): that edge cuts the text."""
+        taken = {(c.row, c.col) for c in self.cells}
+        out = []
+        for c in self.cells:
+            if c.wrap or c.style in keep:
+                continue
+            room, col = width_of(c.col), c.col + 1
+            while col <= last_col and (c.row, col) not in taken:
+                room, col = room + width_of(col), col + 1
+            if text_width(c.text, c.size, c.bold) > room:
+                out.append(c)
+        return out
 
     def bound(self, first: int, last: int, lo: float, hi: float) -> None:
         """Columns first..last take the width of their content, between lo and hi."""
@@ -106,12 +132,16 @@ class SheetFit:
     def widths(self) -> dict[int, float]:
         """Width of every bounded column: its widest content, within the column's bounds."""
         need: dict[int, float] = {}
+        floor: dict[int, float] = {}  # a header's words stay whole, whatever the column's bound
         for c in self.cells:
             if c.col in self.bounds and c.sizes:
                 need[c.col] = max(need.get(c.col, 0.0), c.need())
+                if c.style == HEADER_STYLE:
+                    floor[c.col] = max(floor.get(c.col, 0.0), c.word())
         out = {}
         for col, (lo, hi) in self.bounds.items():
-            out[col] = round(min(hi, max(lo, need.get(col, lo))), 1)
+            width = max(min(hi, max(lo, need.get(col, lo))), floor.get(col, 0.0))
+            out[col] = math.ceil(round(width, 6) * 10) / 10  # rounded up: never narrower than its content
         return out
 
     def heights(self, width_of) -> dict[int, float]:

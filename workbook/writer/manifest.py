@@ -47,7 +47,9 @@ def decode(parts: list[str]) -> dict:
 
 
 def write_manifest(w) -> int:
-    """Write the Manifest sheet from the cell registry; return its last row (0-based)."""
+    """Write the Manifest sheet from the cell registry; return the last row (0-based) it prints: the counts.
+    The record cells below are left out of the print area: one line of 30,000 characters each, a page would
+    cut them at its edge, and they are for ``workbook audit``, not for a reader."""
     ws = w.ws[MANIFEST_SHEET]
     w.title(MANIFEST_SHEET, "Manifest", "What the build wrote, cell by cell: `workbook audit` compares the file with "
             "it. Protected; nothing here is an input.")
@@ -66,8 +68,9 @@ def write_manifest(w) -> int:
         for col, head in enumerate(HEADERS[1:4], start=1):
             w.text(MANIFEST_SHEET, row, col, f"{counts[(sheet, head)]:,}", "text", "text")  # a record, not a number
         row += 1
+    printed = row - 1
     for i, part in enumerate(encode(record)):
         w.text(MANIFEST_SHEET, row, 0, f"record {i + 1}", "text", "text")
         ws.write_string(row, len(HEADERS) - 1, part, w.fmt("key"))  # no wrap: one line, not a tall row
         row += 1
-    return row - 1
+    return printed

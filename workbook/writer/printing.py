@@ -54,3 +54,32 @@ def apply(ws, last_row: int, last_col: int, widths: list[float], title_rows: tup
         ws.repeat_columns(*title_cols)
     ws.set_margins(**MARGINS_IN)
     ws.set_footer(FOOTER, {"margin": HEADER_FOOTER_MARGIN_IN})
+
+
+#: LibreOffice's page model, measured on its PDF export: a column of width w (characters, as the file stores it)
+#: takes 7 points of the unscaled sheet per character, and fit to width zooms to this share of the exact fit
+LO_PT_PER_CHAR = 7.0
+LO_ZOOM_SHARE = 0.95
+
+
+def body_pt(printed_widths: list[float], landscape: bool = True) -> float:
+    """Height (points, in the sheet's own scale) of the rows one printed page holds: the paper less the top and
+    bottom margins, divided by the zoom that fits the columns of *printed_widths* to the pages across."""
+    wide = pages_wide(printed_widths, landscape)
+    need_pt = sum(printed_widths) * LO_PT_PER_CHAR
+    zoom = min(1.0, LO_ZOOM_SHARE * wide * printable_in(landscape) * 72 / need_pt) if need_pt else 1.0
+    paper = A4_IN[1] if landscape else A4_IN[0]
+    return (paper - MARGINS_IN["top"] - MARGINS_IN["bottom"]) * 72 / zoom
+
+
+def page_starts(heights: list[float], body: float, repeated: float, breaks: list[int]) -> list[int]:
+    """First row (0-based) of each printed page of rows of *heights* (points): a page holds *body* points,
+    *repeated* of them the repeated title rows from the second page on; *breaks*: manual breaks (a row that
+    starts a page)."""
+    starts, used = [0], 0.0
+    for row, h in enumerate(heights):
+        if row and (row in breaks or used + h > body):
+            starts.append(row)
+            used = repeated
+        used += h
+    return starts

@@ -17,6 +17,11 @@ from workbook.writer.layout import COL_LABEL, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
 
 SHEET = "Sensitivity"
+#: data label positions (-step, +step). Changes of cost lie either side of 0: each label inside its bar at 0, so that
+#: none reaches past the plot over the driver names. Days overlap from 0: the -step label inside its bar's end, the
+#: +step label at its base, so that two near values (57.8 and 59.5 days) do not print over each other.
+LABELS_EITHER_SIDE = ("inside_base", "inside_base")
+LABELS_OVERLAID = ("inside_end", "inside_base")
 
 
 def _cells(w: Writer, names: list[str], col: int) -> str:
@@ -25,16 +30,19 @@ def _cells(w: Writer, names: list[str], col: int) -> str:
     return "=(" + ",".join(refs) + ")"
 
 
-def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: str, high: str, swing: str):
+def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: str, high: str, swing: str,
+           where: tuple[str, str]):
+    """A tornado; *where*: the data labels' positions of the -step and +step bars."""
     first = w.cached
     drivers = sorted(drivers, key=lambda d: -first.get(swing.format(d=d), {}).get(0, 0.0))
     chart = w.wb.add_chart({"type": "bar"})
-    for legend, tmpl, color in (("Driver -step", low, "#4F81BD"), ("Driver +step", high, "#C0504D")):
+    for legend, tmpl, color, pos in (("Driver -step", low, "#4F81BD", where[0]),
+                                     ("Driver +step", high, "#C0504D", where[1])):
         chart.add_series({
             "name": legend, "categories": _cells(w, [tmpl.format(d=d) for d in drivers], COL_LABEL),
             "values": _cells(w, [tmpl.format(d=d) for d in drivers], value_col(0)),
             "fill": {"color": color}, "overlap": 100, "gap": 40,
-            "data_labels": {"value": True, "num_format": fmt, "font": {"size": 8}},
+            "data_labels": {"value": True, "num_format": fmt, "font": {"size": 8}, "position": pos},
         })
     chart.set_x_axis({"name": axis, "num_format": fmt, "num_font": {"size": 9}, "name_font": {"size": 10},
                       "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
@@ -51,9 +59,9 @@ def add_tornado(w: Writer, first_name: str) -> None:
     lay = w.book.layout
     specs = [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
               USD_LABEL, [d for d, _ in DRIVERS], "sens_{d}_dcost_low_usd", "sens_{d}_dcost_high_usd",
-              "sens_{d}_swing_usd"),
+              "sens_{d}_swing_usd", LABELS_EITHER_SIDE),
              (f"Tornado: training days of {first_name} at -/+ the step", "training days", "#,##0.0",
-              DAY_DRIVERS, "sens_{d}_days_low", "sens_{d}_days_high", "sens_{d}_swing_days")]
+              DAY_DRIVERS, "sens_{d}_days_low", "sens_{d}_days_high", "sens_{d}_swing_days", LABELS_OVERLAID)]
     breaks = []
     for spec in specs:
         chart, height = _chart(w, *spec)

@@ -7,7 +7,9 @@ into place, so a failed build never leaves a half-written output.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 from workbook.writer import printing, styles
 from workbook.writer.fast_sheet import FastFormulaWorksheet
 from workbook.writer.cells import CellRegistry
-from workbook.writer.fit import DEFAULT_WIDTH, SheetFit, text_width, wrap_lines
+from workbook.writer.fit import DEFAULT_ROW_PT, DEFAULT_WIDTH, HEADER_STYLE, SheetFit, text_width, wrap_lines
 from workbook.writer.numfmt import render
 from workbook.writer.layout import (
     COL_KEY,
@@ -47,6 +49,12 @@ OVERFLOW_STYLES = ("title", "subtitle", "block")
 #: a subtitle wider than the print area wraps in its cell when that takes at most this many lines (a narrow first
 #: column would make it a tall row: it runs over as before)
 SUBTITLE_MAX_LINES = 3
+#: suffix of a style's wrapping variant
+WRAP = "_wrap"
+#: a chart is no narrower than this (pixels): a print area narrower than it widens to hold the chart
+MIN_CHART_PX = 560
+#: room a chart leaves at the print area's right edge (pixels): the chart's border stays on the page
+CHART_EDGE_PX = 4
 
 
 @dataclass
@@ -86,24 +94,29 @@ class Writer:
 
     @staticmethod
     def _props(style: str, num_format: str | None = None) -> dict:
+        """The format of *style*; ``<style>_wrap`` is *style* with its text wrapping in the cell."""
         props = dict(styles.BASE)
-        props.update(styles.STYLES[style])
+        base = style[:-len(WRAP)] if style.endswith(WRAP) and style not in styles.STYLES else style
+        props.update(styles.STYLES[base])
+        if base != style:
+            props["text_wrap"] = True
         if num_format:
             props["num_format"] = num_format
         return props
 
-    def _track(self, sheet: str, row: int, col: int, text: str, style: str) -> None:
+    def _track(self, sheet: str, row: int, col: int, text: str, style: str, plain: bool = False) -> None:
         """Remember what a cell shows, to size its column and row when the sheet is finished."""
         p = self._props(style)
         self.fit[sheet].add(row, col, text, int(p["font_size"]), bool(p.get("bold")), bool(p.get("text_wrap")),
-                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1, style=style)
+                            sizes=style not in OVERFLOW_STYLES, lines=2 if style == "header" else 1, style=style,
+                            plain=plain and not p.get("align"))
 
     # -- cells ---------------------------------------------------------------------------------
     def text(self, sheet: str, row: int, col: int, value: str, style: str = "text", role: str = "text", key: str = "") -> None:
         text = "" if value is None else str(value)
         self.ws[sheet].write_string(row, col, text, self.fmt(style))
         self.book.cells.add(sheet, row, col, role, key, content=text)
-        self._track(sheet, row, col, text, style)
+        self._track(sheet, row, col, text, style, plain=True)
 
     def number(self, sheet: str, row: int, col: int, value: float, style: str, role: str, key: str = "",
                num_format: str | None = None, scenario: int | None = None) -> None:
@@ -121,6 +134,8 @@ class Writer:
         style = style or ("link" if role == "link" else ("check" if role == "check" else "calc"))
         if isinstance(cached, bool):
             cached = 1 if cached else 0
+        if isinstance(cached, str) and not self._props(style).get("text_wrap"):
+            style += WRAP  # a text result (a status line) wraps in its column: beside a filled cell it would be cut
         self.ws[sheet].write_formula(row, col, formula, self.fmt(style, num_format), cached)
         self.book.cells.add(sheet, row, col, role, key, scenario, content=formula,
                             cached=repr(float(cached)) if isinstance(cached, (int, float)) else str(cached))
@@ -182,12 +197,34 @@ class Writer:
             widths[c] = max(widths[x] for x in same)
         for col, width in sorted(widths.items()):
             _set_width(ws, col, width)
+        last_col = _fit_charts(ws, max(last_col, 1))
+        wide = printing.pages_wide([_file_width(ws, c) for c in range(last_col + 1)], landscape) > 1
+        if wide:  # a page right of the first prints column A alone: its titles fit it (up to its bound) or wrap
+            runs = [c for c in fit.cells if c.col == 0 and c.style in ("title", "block") and not c.wrap]
+            floor = min(max((text_width(c.text, c.size, c.bold) for c in runs), default=0.0),
+                        fit.bounds.get(0, (0.0, 0.0))[1])
+            if _width(ws, 0) < floor:
+                _set_width(ws, 0, math.ceil(floor * 10) / 10)
+            for c in runs:
+                if text_width(c.text, c.size, c.bold) > _width(ws, 0):
+                    ws.write_string(c.row, c.col, c.text, self.fmt(c.style + WRAP))
+                    c.wrap = True
         for c in fit.boxed_in("block"):  # a block title with a neighbour cannot run over: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("block_wrap"))
             c.wrap = True
-        for c in _past_print_area(fit, ws, last_col, "subtitle"):  # it would be clipped in print: it wraps
+        for c in fit.cut(lambda col: _width(ws, col), last_col, OVERFLOW_STYLES):
+            if c.plain and not _hidden(ws, c.col):  # a one-line text its neighbour (or the page's edge) would cut
+                ws.write_string(c.row, c.col, c.text, self.fmt(c.style + WRAP))
+                c.wrap = True
+        for c in _past_print_area(fit, ws, last_col, "subtitle", wide):  # it would be cut in print: it wraps
             ws.write_string(c.row, c.col, c.text, self.fmt("subtitle_wrap"))
             c.wrap = True
+        if wide:  # one too long to wrap in column A moves right of it: the pages right of the first leave it out
+            for c in fit.cells:
+                if c.style == "subtitle" and c.col == 0 and not c.wrap and \
+                        text_width(c.text, c.size, c.bold) > _width(ws, 0) and (c.row, 1) not in fit.taken():
+                    self._move(sheet, c, 1)
+        last_col = _room_for_subtitle(fit, ws, last_col)
         heights = fit.heights(lambda c: _width(ws, c))
         heights[0] = max(heights.get(0, 0), TITLE_ROW_PT)
         for row, pt in sorted(heights.items()):
@@ -199,8 +236,21 @@ class Writer:
             near = row < MAX_FROZEN_ROWS
             ws.freeze_panes(row + 1 if near else 0, cols)
             title_rows = (0, row) if near else title_rows
-        printed = [_file_width(ws, c) for c in range(max(last_col, 1) + 1)]
+        printed = [_file_width(ws, c) for c in range(last_col + 1)]
+        one_wide = printing.pages_wide(printed, landscape) == 1  # else the page model does not hold: a break each
+        _keep_subtables(ws, fit, heights, last_row, printing.body_pt(printed, landscape) if one_wide else 0.0,
+                        sum(heights.get(r, DEFAULT_ROW_PT) for r in range(title_rows[0], title_rows[1] + 1)))
         printing.apply(ws, last_row, last_col, printed, title_rows, (0, 0) if header else None, landscape)
+
+    def _move(self, sheet: str, c, col: int) -> None:
+        """Move the text cell of fit record *c* to column *col* of its row (same style, same registry entry)."""
+        ws = self.ws[sheet]
+        cell = ws.table[c.row].pop(c.col)
+        ws.write_string(c.row, col, c.text, cell.format)
+        reg = self.book.cells.cells
+        i = next(i for i, r in enumerate(reg) if (r.sheet, r.row, r.col) == (sheet, c.row, c.col))
+        reg[i] = dataclasses.replace(reg[i], col=col)
+        c.col = col
 
     def close(self) -> None:
         self.wb.close()
@@ -234,18 +284,98 @@ def _width(ws, col: int) -> float:
     return (px - 5) / 7 if px > 12 else px / 12
 
 
-def _past_print_area(fit: SheetFit, ws, last_col: int, style: str) -> list:
+def _past_print_area(fit: SheetFit, ws, last_col: int, style: str, wide: bool = False) -> list:
     """Cells of *style* whose text, run over the cells to its right, would reach past *last_col* (the print area's
-    last column: the printed page clips it there) and that their own column holds in SUBTITLE_MAX_LINES lines."""
+    last column: the printed page cuts it there) and that their own column holds in SUBTITLE_MAX_LINES lines; on
+    a sheet printed more than one page wide (*wide*), one in column A wider than it that it holds in as many
+    lines (a page right of the first prints column A alone, and cuts the text at its edge)."""
     out = []
     for c in fit.cells:
-        if c.style != style:
+        if c.style != style or c.wrap:
+            continue
+        if wide and c.col == 0:
+            if text_width(c.text, c.size, c.bold) > _width(ws, 0) and \
+                    wrap_lines(c.text, _width(ws, 0), c.size, c.bold) <= SUBTITLE_MAX_LINES:
+                out.append(c)
             continue
         printed = sum(_width(ws, col) for col in range(c.col, max(last_col, 1) + 1))
         if text_width(c.text, c.size, c.bold) > printed and \
                 wrap_lines(c.text, _width(ws, c.col), c.size, c.bold) <= SUBTITLE_MAX_LINES:
             out.append(c)
     return out
+
+
+def _room_for_subtitle(fit: SheetFit, ws, last_col: int) -> int:
+    """The print area's last column, moved right until a one-line subtitle (one its narrow column would wrap onto
+    more than SUBTITLE_MAX_LINES lines) ends inside it."""
+    for c in fit.cells:
+        if c.style == "subtitle" and not c.wrap:
+            while sum(_width(ws, col) for col in range(c.col, last_col + 1)) < text_width(c.text, c.size, c.bold):
+                last_col += 1
+    return last_col
+
+
+def _subtables(fit: SheetFit) -> list[tuple[int, int, int]]:
+    """(first row, header row, last row) of every table below the sheet's first one that has its own header row
+    (the serving plans compared, a TCO by year, a second catalogue): first is its title row, or the header when
+    the title shares its row; last is the row before the next empty one."""
+    heads = sorted({c.row for c in fit.cells if c.style == HEADER_STYLE})
+    titles = {c.row for c in fit.cells if c.col == 0 and c.style in ("block", "block_wrap")}
+    filled = {c.row for c in fit.cells}
+    later = [r for r, prev in zip(heads[1:], heads) if r > prev + 1]  # a header of several rows counts once
+    out = []
+    for r in later:
+        last = r
+        while last + 1 in filled:
+            last += 1
+        out.append((r - 1 if r - 1 in titles else r, r, last))
+    return out
+
+
+def _keep_subtables(ws, fit: SheetFit, heights: dict[int, float], last_row: int, body: float,
+                    repeated: float) -> None:
+    """A page break before every table of :func:`_subtables` that would otherwise start on one page and go on over
+    the next, its rows under the sheet's repeated header instead of its own: the whole table prints on one page
+    when it fits one, else its title, header and first two rows do (pages modelled by printing.page_starts; *body*
+    0: no model, a break before each, as on a sheet printed more than one page wide, which LibreOffice zooms
+    past the model)."""
+    breaks = set(ws.hbreaks)
+    rows = [heights.get(r, DEFAULT_ROW_PT) for r in range(last_row + 1)]
+    for first, head, last in _subtables(fit):
+        whole = sum(rows[first:last + 1]) <= body - repeated
+        end = min(last if whole else head + 2, last_row)
+        starts = printing.page_starts(rows, body, repeated, sorted(breaks)) if body else []
+        page = lambda r: sum(1 for s in starts if s <= r)  # noqa: E731
+        if not body or (page(first) != page(end) and first not in starts):
+            breaks.add(first)
+    if breaks != set(ws.hbreaks):
+        ws.set_h_pagebreaks(sorted(breaks))
+
+
+def _hidden(ws, col: int) -> bool:
+    info = ws.col_info.get(col)
+    return bool(info is not None and info.hidden)
+
+
+def _px(ws, col: int) -> int:
+    """A column's width in pixels as xlsxwriter places drawings over it (hidden: 0)."""
+    info = ws.col_info.get(col)
+    if info is None or info.width is None:
+        return ws.default_col_width
+    return 0 if info.hidden else info.width
+
+
+def _fit_charts(ws, last_col: int) -> int:
+    """Make every chart end inside the print area (the printed page cuts a chart at the print area's last
+    column); a chart that would be narrower than MIN_CHART_PX keeps that width and the print area widens to
+    hold it. Returns the print area's last column."""
+    for row, col, chart, x_offset, *_ in ws.charts:
+        room = sum(_px(ws, c) for c in range(col, last_col + 1)) - x_offset - CHART_EDGE_PX
+        if chart.width > room:
+            chart.width = max(room, MIN_CHART_PX)
+        while sum(_px(ws, c) for c in range(col, last_col + 1)) - x_offset - CHART_EDGE_PX < chart.width:
+            last_col += 1
+    return last_col
 
 
 def _file_width(ws, col: int) -> float:
