@@ -165,3 +165,17 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
 
 def lay_sheet(lay: Layout, key: str) -> str:
     return next(s for s, rows in lay.rows.items() if key in rows)
+
+
+def test_cost_breakdown_of_a_training_plan_keeps_the_training_run(planned):
+    import openpyxl
+
+    from workbook.writer.planbook import _TRAINING_RUN, breakdown_blocks
+
+    xlsx = planned[0]
+    ws = openpyxl.load_workbook(xlsx)["Cost Breakdown"]
+    labels = {str(c.value) for c in ws["A"] if isinstance(c.value, str)}
+    for _, block in breakdown_blocks(True):
+        for label, name, _ in block:
+            assert label in labels, label
+    assert "Serving fleet rented, per hour" not in labels and len(_TRAINING_RUN) == 9

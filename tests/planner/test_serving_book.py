@@ -89,3 +89,37 @@ def test_recommendation_reads_the_plan_live_and_a_doubled_load_fails_tpot(planne
     # the same 7 groups own the same fleet: the owned TCO does not move with the load on them
     tco = "TCO over the horizon (capex + opex x years)"
     assert v(tco) == pytest.approx(data["tco"]["tco_total_usd"], rel=1e-12) and d(tco) == v(tco)
+
+
+def _breakdown(xlsx: Path) -> dict[str, tuple[str, object]]:
+    """Cost Breakdown label -> (the link's formula, its cached value)."""
+    import openpyxl
+
+    f = openpyxl.load_workbook(xlsx)["Cost Breakdown"]
+    v = openpyxl.load_workbook(xlsx, data_only=True)["Cost Breakdown"]
+    return {str(f.cell(r, 1).value): (str(f.cell(r, 2).value), v.cell(r, 2).value)
+            for r in range(1, f.max_row + 1) if f.cell(r, 1).value and f.cell(r, 2).value is not None}
+
+
+def test_cost_breakdown_of_a_serving_plan_leaves_the_training_run_out(planned):
+    """No training was asked, so the Cost Breakdown shows no training-run rows (the column would compute them
+    from the training defaults) and rents the serving fleet instead: a live link to the Cost sheet."""
+    from workbook.planner.serving_search import HOURS_PER_MONTH
+    from workbook.writer.planbook import _TRAINING_RUN, breakdown_blocks
+
+    xlsx, data = planned
+    rows = _breakdown(xlsx)
+    training_labels = {label for _, block in breakdown_blocks(True) for label, name, _ in block if name in _TRAINING_RUN}
+    assert len(training_labels) == 9 and not training_labels & set(rows)
+    formula, cached = rows["Serving fleet rented, per hour"]
+    assert formula.startswith("=Cost!")
+    assert cached * HOURS_PER_MONTH == pytest.approx(data["serving"]["recommended"]["usd_per_month"], rel=1e-9)
+    assert "Power (buy)" in _sheet_texts(xlsx) and "Recurring over the run (buy)" not in _sheet_texts(xlsx)
+    assert "TCO over the horizon (capex + opex x years)" in rows
+
+
+def _sheet_texts(xlsx: Path) -> set[str]:
+    import openpyxl
+
+    ws = openpyxl.load_workbook(xlsx)["Cost Breakdown"]
+    return {str(c.value) for row in ws.iter_rows() for c in row if isinstance(c.value, str)}

@@ -283,6 +283,30 @@ _BREAKDOWN = [
                                 ("Contingency on the owned TCO", "tco_contingency_usd", "USD"),
                                 ("Owned TCO plus contingency", "tco_total_with_contingency_usd", "USD")]),
 ]
+#: rows about the training run: a plan without one (a serving-only request) leaves them out, since the
+#: column computes them from the training defaults, not from anything the request asked for
+_TRAINING_RUN = {"self_build_power_usd", "self_build_depreciation_usd", "self_build_total_usd", "train_gpu_hours",
+                 "train_cost_usd", "train_cost_target_usd", "self_build_vs_cloud_frac", "sens_contingency_usd",
+                 "sens_cost_with_contingency_usd"}
+#: what a serving-only plan shows instead: its block titles, and the rent of the serving fleet
+_SERVING_TITLES = {"Recurring over the run (buy)": "Power (buy)"}
+_SERVING_RENT = [("Serving fleet rented, per hour", "infer_hourly_cost_usd", "USD/h"),
+                 ("Serving fleet rented, per day", "infer_daily_cost_usd", "USD/day"),
+                 ("Serving cost per 1M output tokens", "infer_usd_per_1M_tokens", "USD/1M tokens")]
+
+
+def breakdown_blocks(trains: bool) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The Cost Breakdown's blocks: all of them for a plan with a training run; for a serving-only plan
+    the same without the training run's rows, and the serving fleet's rent in the rent block."""
+    if trains:
+        return _BREAKDOWN
+    out = []
+    for title, rows in _BREAKDOWN:
+        kept = [r for r in rows if r[1] not in _TRAINING_RUN]
+        if title.startswith("Rent"):
+            kept += _SERVING_RENT
+        out.append((_SERVING_TITLES.get(title, title), kept))
+    return out
 
 
 def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
@@ -290,8 +314,10 @@ def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
     w.title(sheet, "Cost breakdown", "One-off vs recurring, owned TCO beside the rental price, contingency apart, "
             "and the TCO year by year: links to the Cost, Sensitivity and TCO rows of the recommended plan.")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
+    from workbook.writer.planbook_serving import trains
+
     row = HEAD
-    for title, rows in _BREAKDOWN:
+    for title, rows in breakdown_blocks(trains(plan)):
         row += 2
         w.text(sheet, row, 0, title, "block", "label")
         for label, name, unit in rows:
