@@ -229,36 +229,33 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     n_ar = ALLREDUCES_PER_LAYER if tp > 1 else 0
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
     kernels = L * (GEMMS_PER_LAYER[kind] + SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
-    t_lin = t_mem = t_comp = t_ar = t_small = t_cpu = t_ep = t_ep_exposed = t_total = 0.0
-    remaining = T
-    for i in range(n_chunks):
-        tc = min(C, remaining)
-        remaining -= tc
+    head = f_head / n_chunks
+
+    def chunk(tc: float) -> dict[str, float]:
+        """One chunk of ``tc`` tokens: its terms (all full chunks are alike, so each is computed once)."""
         w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, redundant_experts=redundant_experts,
                                       weight_precision=weight_precision,
                                       keep_checkpoint_precision=keep_checkpoint_precision)
-        head = f_head / n_chunks
         mem = w / bw
         comp = (f_tok * tc + head + f_up * tc / T) / peak_lin
         ar = L * n_ar * allreduce_time_s(message_bytes=tc * shape.d_model * act_bytes, tp=tp, hw=hw, engine=engine)
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
         small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem)
-        attn = t_attn * tc / T
         lin = gemm_time_s(memory_s=mem, compute_s=comp, ridge_p=ridge_p)
-        gpu = lin + attn + ar + small + kernels * engine.graph_launch_us * 1e-6
+        gpu = lin + t_attn * tc / T + ar + small + kernels * engine.graph_launch_us * 1e-6
         cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6
         ep_c = a2a["fixed_s"] + tc * a2a["s_per_token"]
         exposed = exposed_alltoall_s(alltoall_s=ep_c, gpu_s=gpu, overlap_frac=ep_overlap_frac,
                                      sm_frac=a2a["comm_sm_frac"])
-        t_ep += ep_c
-        t_ep_exposed += exposed
-        t_lin += lin
-        t_mem += mem
-        t_comp += comp
-        t_ar += ar
-        t_small += small
-        t_cpu += cpu
-        t_total += max(gpu, cpu) + exposed
+        return {"lin": lin, "mem": mem, "comp": comp, "ar": ar, "small": small, "cpu": cpu, "ep": ep_c,
+                "exposed": exposed, "total": max(gpu, cpu) + exposed}
+
+    # (chunks - 1) full chunks of C tokens, then the last one (the calc rows lay it out the same way)
+    last = min(C, T - (n_chunks - 1) * C)
+    parts = [(1.0, chunk(last))] if n_chunks == 1 else [(n_chunks - 1.0, chunk(C)), (1.0, chunk(last))]
+    tot = {k: sum(n * part[k] for n, part in parts) for k in parts[0][1]}
+    t_lin, t_mem, t_comp, t_ar, t_small, t_cpu = (tot[k] for k in ("lin", "mem", "comp", "ar", "small", "cpu"))
+    t_ep, t_ep_exposed, t_total = tot["ep"], tot["exposed"], tot["total"]
     return {
         "tokens": T,
         "chunks": float(n_chunks),
