@@ -16,6 +16,7 @@ def make_ctx(**training) -> Context:
              target_days=30, overhead_factor=1.0)
     t.update(training)
     s = SimpleNamespace(
+        purpose="training",
         training=TrainingInputs(**t),
         network=SimpleNamespace(nic_Gbps=400, nics_per_node=8, network_efficiency=1.0, nvlink_efficiency=0.375,
                                 nvlink_direction_factor=1.0, pcie_direction_factor=1.0),

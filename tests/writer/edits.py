@@ -7,6 +7,7 @@ labels), never hard-coded, so the tests follow the layout.
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -233,3 +234,8 @@ def recalc_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Calla
         paths[name] = dst
     values = recalculate_many(list(paths.values()), "libreoffice")
     return {name: Recalc(values[p], layout) for name, p in paths.items()}
+
+
+def close(a: Any, b: float, rel: float = 1e-9) -> bool:
+    """A recalculated number equal to *b* (relative *rel*, absolute 1e-6); False for text or an error value."""
+    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=1e-6)

@@ -617,10 +617,10 @@ def test_budget_below_the_cost_fails_the_budget_check(rc, base, layout, name, i,
 @pytest.mark.parametrize("name", ["purpose_serving", "purpose_serving_target_missed"])
 def test_purpose_serving_turns_training_checks_off(rc, base, name):
     r, i = rc[name], 3
-    assert base.get("Checks", "checks_training_flag", i) == 1.0
+    assert base.get("Plan", "purpose_training_flag", i) == 1.0
     assert base.get("Checks", "warn_comm_share", i) == 1.0  # a training warning before the switch
-    assert r.get("Checks", "checks_training_flag", i) == 0.0
-    assert r.get("Checks", "checks_serving_flag", i) == 1.0
+    assert r.get("Plan", "purpose_training_flag", i) == 0.0
+    assert r.get("Plan", "purpose_serving_flag", i) == 1.0
     for check in TRAINING_CHECKS:
         assert r.get("Checks", check, i) == 0.0, check
     assert r.get("Checks", "warnings_count", i) == 0.0

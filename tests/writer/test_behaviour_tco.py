@@ -7,11 +7,10 @@ on 256 H800, 1 deepseek-v2 on 1,024, 2 the 17.9.3 MoE on 16,384, 3 the 17.9.4 70
 
 from __future__ import annotations
 
-import math
 
 import pytest
 
-from tests.writer.edits import Layout, Recalc, recalc_edited
+from tests.writer.edits import Layout, Recalc, close, recalc_edited
 from workbook.calc.tco_years import YEARS, key
 from workbook.catalog import load_catalog
 from workbook.engines.libreoffice import find_soffice
@@ -42,9 +41,6 @@ def rc(built, tmp_path_factory) -> dict[str, Recalc]:
     return recalc_edited(built[0], tmp_path_factory.mktemp("behaviour_tco"), steps, Layout(built[0]))
 
 
-def _close(a, b, rel=1e-9) -> bool:
-    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=1e-6)
-
 
 def test_roundtrip_has_no_error_values_and_the_book_figures(rc):
     base = rc["roundtrip"]
@@ -52,7 +48,7 @@ def test_roundtrip_has_no_error_values_and_the_book_figures(rc):
     assert base.get("TCO", "tco_server_capex_usd", 2) == 614.4e6
     assert base.get("TCO", "tco_network_capex_usd", 2) == 12.8e6
     for i in TRAINING:
-        assert _close(base.get("TCO", key(YEARS[-1], "cumulative"), i), base.get("TCO", "tco_total_usd", i))
+        assert close(base.get("TCO", key(YEARS[-1], "cumulative"), i), base.get("TCO", "tco_total_usd", i))
 
 
 @pytest.mark.parametrize("name, moved", [("storage_price_x2", [0, 2, 3, 4, 5]), ("storage_price_typed_x2", [3])])
@@ -62,11 +58,11 @@ def test_storage_price_x2_doubles_the_storage_line_and_moves_the_tco_by_exactly_
         line, line0 = r.get("TCO", "tco_storage_per_year_usd", i), base.get("TCO", "tco_storage_per_year_usd", i)
         total, total0 = r.get("TCO", "tco_total_usd", i), base.get("TCO", "tco_total_usd", i)
         if i in moved:
-            assert line0 > 0 and _close(line, 2 * line0), (i, line, line0)
+            assert line0 > 0 and close(line, 2 * line0), (i, line, line0)
             storage_years = sum(r.get("TCO", key(k, "storage"), i) - base.get("TCO", key(k, "storage"), i)
                                 for k in YEARS)
-            assert _close(storage_years, line0 * base.get("TCO", "tco_years", i))
-            assert _close(total - total0, storage_years), (i, total - total0, storage_years)
+            assert close(storage_years, line0 * base.get("TCO", "tco_years", i))
+            assert close(total - total0, storage_years), (i, total - total0, storage_years)
         else:
             assert line == line0 and total == total0
         assert r.get("TCO", "tco_capex_usd", i) == base.get("TCO", "tco_capex_usd", i)
@@ -77,10 +73,10 @@ def test_staff_and_support_typed_are_opex_every_year_of_the_horizon(rc):
     base, r = rc["roundtrip"], rc["staff_support"]
     capex = base.get("TCO", "tco_capex_usd", 0)
     assert r.get("TCO", "tco_staff_per_year_usd", 0) == 1e6
-    assert _close(r.get("TCO", "tco_support_per_year_usd", 0), 0.1 * capex)
+    assert close(r.get("TCO", "tco_support_per_year_usd", 0), 0.1 * capex)
     added = 1e6 + 0.1 * capex
-    assert _close(r.get("TCO", "tco_opex_per_year_usd", 0), base.get("TCO", "tco_opex_per_year_usd", 0) + added)
-    assert _close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0), 3 * added)
+    assert close(r.get("TCO", "tco_opex_per_year_usd", 0), base.get("TCO", "tco_opex_per_year_usd", 0) + added)
+    assert close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0), 3 * added)
     assert r.get("TCO", key(3, "staff"), 0) == 1e6 and r.get("TCO", key(4, "staff"), 0) == 0
     assert r.get("TCO", "tco_staff_per_year_usd", 1) == 0  # the other scenarios leave them at 0
 
@@ -89,17 +85,17 @@ def test_a_part_year_horizon_counts_half_of_year_3_and_nothing_after(rc):
     base, r = rc["roundtrip"], rc["years_2.5"]
     assert [r.get("TCO", key(k, "frac"), 2) for k in (1, 2, 3, 4, 10)] == [1, 1, 0.5, 0, 0]
     power = base.get("TCO", "tco_power_per_year_usd", 2)
-    assert _close(r.get("TCO", key(3, "power"), 2), power / 2) and r.get("TCO", key(4, "power"), 2) == 0
-    assert _close(sum(r.get("TCO", key(k, "depreciation"), 2) for k in YEARS), r.get("TCO", "tco_capex_usd", 2))
-    assert _close(r.get("TCO", key(10, "cumulative"), 2), r.get("TCO", "tco_total_usd", 2))
-    assert _close(r.get("TCO", "tco_total_usd", 2), base.get("TCO", "tco_capex_usd", 2)
+    assert close(r.get("TCO", key(3, "power"), 2), power / 2) and r.get("TCO", key(4, "power"), 2) == 0
+    assert close(sum(r.get("TCO", key(k, "depreciation"), 2) for k in YEARS), r.get("TCO", "tco_capex_usd", 2))
+    assert close(r.get("TCO", key(10, "cumulative"), 2), r.get("TCO", "tco_total_usd", 2))
+    assert close(r.get("TCO", "tco_total_usd", 2), base.get("TCO", "tco_capex_usd", 2)
                   + 2.5 * base.get("TCO", "tco_opex_per_year_usd", 2))
 
 
 def test_switch_ports_and_price_move_the_network_capex(rc):
     base, r = rc["roundtrip"], rc["switches"]
     assert r.get("TCO", "tco_switches", 2) == 512 and r.get("TCO", "tco_network_capex_usd", 2) == 25.6e6
-    assert _close(r.get("TCO", "tco_network_capex_usd", 0), 2 * base.get("TCO", "tco_network_capex_usd", 0))
+    assert close(r.get("TCO", "tco_network_capex_usd", 0), 2 * base.get("TCO", "tco_network_capex_usd", 0))
     assert r.get("TCO", "tco_server_capex_usd", 0) == base.get("TCO", "tco_server_capex_usd", 0)
-    assert _close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0),
+    assert close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0),
                   base.get("TCO", "tco_network_capex_usd", 0))

@@ -8,11 +8,10 @@ Scenarios (test_behaviour.py checks the list): 0 llama-7b training on 256 H800, 
 
 from __future__ import annotations
 
-import math
 
 import pytest
 
-from tests.writer.edits import Layout, Recalc, recalc_edited
+from tests.writer.edits import Layout, Recalc, close, recalc_edited
 from workbook.calc.tco import QUANTITIES as TCO_Q
 from workbook.calc.tco_years import QUANTITIES as YEAR_Q
 from workbook.catalog import load_catalog
@@ -50,9 +49,6 @@ def rc(built, tmp_path_factory) -> dict[str, Recalc]:
     return recalc_edited(built[0], tmp_path_factory.mktemp("behaviour_tco_serving"), steps, Layout(built[0]))
 
 
-def _close(a, b, rel=1e-9) -> bool:
-    return isinstance(a, float) and math.isclose(a, b, rel_tol=rel, abs_tol=1e-6)
-
 
 def _tco(r: Recalc, i: int) -> dict:
     return {k: r.get("TCO", k, i) for k in KEYS}
@@ -67,7 +63,7 @@ def test_roundtrip_a_serving_scenario_owns_its_serving_gpus_and_a_training_one_i
                               base.get("Cost", "train_gpus_billed", i))
         assert owned == (srv if i >= 4 else billed), i  # 4 and 5 serve; 0 trains; 1-3 both, training the larger
         assert base.get("TCO", "tco_nodes", i) == tco.server_count(gpus=owned, gpus_per_server=gpn)
-        assert _close(base.get("TCO", "tco_rent_per_year_usd", i),
+        assert close(base.get("TCO", "tco_rent_per_year_usd", i),
                       tco.rent_per_year_usd(num_gpus=owned, gpu_hour_usd=base.get("Cost", "gpu_hour_usd", i)))
     assert base.get("TCO", "tco_gpus_owned", SERVE) == 4 and base.get("TCO", "tco_nodes", SERVE) == 1
     for i in range(4):  # a training plan's TCO is the training cluster's, as before
@@ -80,7 +76,7 @@ def test_server_price_x2_doubles_the_serving_server_capex_and_moves_its_tco_by_i
     base, r = rc["roundtrip"], rc["server_price_x2"]
     capex0 = base.get("TCO", "tco_server_capex_usd", SERVE)
     assert capex0 > 0 and r.get("TCO", "tco_server_capex_usd", SERVE) == 2 * capex0
-    assert _close(r.get("TCO", "tco_total_usd", SERVE) - base.get("TCO", "tco_total_usd", SERVE), capex0)
+    assert close(r.get("TCO", "tco_total_usd", SERVE) - base.get("TCO", "tco_total_usd", SERVE), capex0)
     assert r.get("TCO", "tco_all_in_usd_per_gpu_hour", SERVE) > base.get("TCO", "tco_all_in_usd_per_gpu_hour", SERVE)
     for i in range(N - 1):
         assert _tco(r, i) == _tco(base, i), i
@@ -92,7 +88,7 @@ def test_three_replicas_own_three_times_the_serving_gpus_and_leave_a_training_tc
     assert r.get("TCO", "tco_nodes", SERVE) == 2  # 12 GPUs in servers of 8
     assert r.get("TCO", "tco_server_capex_usd", SERVE) == 2 * base.get("TCO", "tco_server_capex_usd", SERVE)
     for line in ("tco_power_per_year_usd", "tco_rent_per_year_usd"):
-        assert _close(r.get("TCO", line, SERVE), 3 * base.get("TCO", line, SERVE)), line
+        assert close(r.get("TCO", line, SERVE), 3 * base.get("TCO", line, SERVE)), line
     assert r.get("TCO", "tco_total_usd", SERVE) > base.get("TCO", "tco_total_usd", SERVE)
     for i in (TRAIN, BOTH):  # training: the GPUs billed; both: 640 billed stay above 12 serving GPUs
         assert r.get("Inference", "srv_gpus_in_use", i) == 3 * base.get("Inference", "srv_gpus_in_use", i)
@@ -104,7 +100,7 @@ def test_the_plans_purpose_picks_the_gpus_owned_live(rc):
     assert r.get("TCO", "tco_gpus_owned", BOTH) == base.get("Inference", "srv_gpus_in_use", BOTH) == 4
     assert r.get("TCO", "tco_nodes", BOTH) == 1
     assert r.get("TCO", "tco_server_capex_usd", BOTH) == base.get("Cost", "cost_server_capex_usd", BOTH)  # one server
-    assert _close(r.get("TCO", "tco_rent_per_year_usd", BOTH), base.get("TCO", "tco_rent_per_year_usd", BOTH) * 4 / 640)
+    assert close(r.get("TCO", "tco_rent_per_year_usd", BOTH), base.get("TCO", "tco_rent_per_year_usd", BOTH) * 4 / 640)
     assert r.get("TCO", "tco_gpus_owned", SERVE) == base.get("Cost", "train_gpus_billed", SERVE) == 64
     assert r.get("TCO", "tco_server_capex_usd", SERVE) == base.get("Cost", "train_capex_usd", SERVE)
 
@@ -115,11 +111,11 @@ def test_disaggregated_pools_sized_by_the_arrival_rate_move_the_tco(rc):
         assert r.errors("TCO") == {}
         assert r.get("TCO", "tco_gpus_owned", SERVE) == r.get("Inference", "srv_gpus_in_use", SERVE) \
             == r.get("Inference", "srv_dis_gpus", SERVE)
-        assert _close(r.get("TCO", "tco_server_capex_usd", SERVE),
+        assert close(r.get("TCO", "tco_server_capex_usd", SERVE),
                       r.get("TCO", "tco_nodes", SERVE) * r.get("Cost", "cost_server_capex_usd", SERVE))
     g1, g2 = one.get("TCO", "tco_gpus_owned", SERVE), two.get("TCO", "tco_gpus_owned", SERVE)
     assert g2 > g1 > 4
     assert two.get("TCO", "tco_nodes", SERVE) > one.get("TCO", "tco_nodes", SERVE)
     assert two.get("TCO", "tco_total_usd", SERVE) > one.get("TCO", "tco_total_usd", SERVE)
-    assert _close(two.get("TCO", "tco_power_per_year_usd", SERVE) / one.get("TCO", "tco_power_per_year_usd", SERVE),
+    assert close(two.get("TCO", "tco_power_per_year_usd", SERVE) / one.get("TCO", "tco_power_per_year_usd", SERVE),
                   g2 / g1)

@@ -107,36 +107,36 @@ def test_a_subtitle_wider_than_the_print_area_wraps_in_a_wide_first_column(tmp_p
         8.43 * (ord(last) - ord("D"))
 
 
-def test_a_header_word_never_breaks_inside(tmp_path):
-    """A catalogue header (a field key such as hbm_device_MiB) printed as 'hbm_devi' over 'ce_MiB': its column is
-    at least as wide as its longest word, whatever the column's bound."""
+def _hardware_sheet(tmp_path, cells, *, fit: tuple, finish: tuple):
+    """The Hardware sheet of a workbook holding only *cells* (row, col, text, style, role), its columns fitted
+    (first, last, min, max width) and the sheet finished (last col, last row); read back with openpyxl."""
     from workbook.writer.xlsx import Book, Writer
 
     path = tmp_path / "t.xlsx"
     w = Writer(path, Book(path, []))
-    w.text("Hardware", 3, 1, "price_on_demand_usd_per_gpu_hour", "header", "header")
-    w.text("Hardware", 3, 2, "tdp_W", "header", "header")
-    w.fit_columns("Hardware", 1, 2, 7, 11)
-    w.finish_sheet("Hardware", 2, 3)
+    for row, col, text, style, role in cells:
+        w.text("Hardware", row, col, text, style, role)
+    w.fit_columns("Hardware", *fit)
+    w.finish_sheet("Hardware", *finish)
     w.close()
-    ws = openpyxl.load_workbook(path)["Hardware"]
+    return openpyxl.load_workbook(path)["Hardware"]
+
+
+def test_a_header_word_never_breaks_inside(tmp_path):
+    """A catalogue header (a field key such as hbm_device_MiB) printed as 'hbm_devi' over 'ce_MiB': its column is
+    at least as wide as its longest word, whatever the column's bound."""
+    ws = _hardware_sheet(tmp_path, [(3, 1, "price_on_demand_usd_per_gpu_hour", "header", "header"),
+                                    (3, 2, "tdp_W", "header", "header")], fit=(1, 2, 7, 11), finish=(2, 3))
     assert _width(ws, 2) >= text_width("price_on_demand_usd_per_gpu_hour", bold=True)
     assert _width(ws, 3) == pytest.approx(7, abs=0.2)
 
 
 def test_a_one_line_text_its_neighbour_would_cut_wraps(tmp_path):
     """A one-line text wider than its bounded column, with a filled cell beside it, wraps (it was cut)."""
-    from workbook.writer.xlsx import Book, Writer
-
-    path = tmp_path / "t.xlsx"
-    w = Writer(path, Book(path, []))
-    w.text("Hardware", 5, 0, "bidirectional_aggregate_and_more", "input_text", "input")
-    w.text("Hardware", 5, 1, "x", "input_text", "input")
-    w.text("Hardware", 6, 0, "runs_over_an_empty_cell_beside", "input_text", "input")
-    w.fit_columns("Hardware", 0, 1, 6, 10)
-    w.finish_sheet("Hardware", 3, 6)
-    w.close()
-    ws = openpyxl.load_workbook(path)["Hardware"]
+    ws = _hardware_sheet(tmp_path, [(5, 0, "bidirectional_aggregate_and_more", "input_text", "input"),
+                                    (5, 1, "x", "input_text", "input"),
+                                    (6, 0, "runs_over_an_empty_cell_beside", "input_text", "input")],
+                         fit=(0, 1, 6, 10), finish=(3, 6))
     assert ws["A6"].alignment.wrap_text and ws["A6"].font.color.rgb.endswith("0000FF")  # still an input
     assert ws.row_dimensions[6].height >= 2 * line_pt(10)
     assert not ws["A7"].alignment.wrap_text

@@ -53,8 +53,6 @@ WARNINGS = [
 ]
 
 QUANTITIES = [
-    Q("checks_training_flag", "0/1", "Training checks apply (purpose training or both)", "Plan"),
-    Q("checks_serving_flag", "0/1", "Serving checks apply (purpose serving or both)", "Plan"),
     *[Q(n, "0/1", label, sec, note="hard") for n, label, sec, _ in HARD],
     *[Q(n, "0/1", label, sec, note="warning") for n, label, sec, _ in WARNINGS],
     Q("hard_failures_count", "count", "Hard checks failed", "rules §11"),
@@ -105,10 +103,9 @@ def _raw(ctx: Context) -> dict[str, float]:
 
 
 def compute(ctx: Context) -> dict[str, float]:
-    purpose = ctx.s.purpose
-    applies = {"training": float(purpose in ("training", "both")), "serving": float(purpose in ("serving", "both"))}
+    applies = {"training": ctx.q["purpose_training_flag"], "serving": ctx.q["purpose_serving_flag"]}  # Plan sheet
     raw = _raw(ctx)
-    out = {"checks_training_flag": applies["training"], "checks_serving_flag": applies["serving"]}
+    out = {}
     for name, _, _, scope in HARD + WARNINGS:
         out[name] = raw[name] * applies[scope]
     hard = sum(out[n] for n, *_ in HARD)

@@ -29,6 +29,8 @@ def ceil_count_xl(x: float) -> float:
 
 
 QUANTITIES = [
+    Q("purpose_training_flag", "0/1", "Training applies (purpose training or both): its checks, its GPUs owned", "Plan"),
+    Q("purpose_serving_flag", "0/1", "Serving applies (purpose serving or both): its checks, its GPUs owned", "Plan"),
     Q("plan_train_FLOP", "FLOP", "Training compute used by the plan (6·P_active·D)", "17.5.3"),
     Q("plan_dp", "GPUs", "Data-parallel replicas of the plan layout, N / (TP·CP·PP)", "17.5.8"),
     Q("plan_dp_cp", "GPUs", "Gradient and optimizer-sharding group DP·CP = N / (TP·PP)", "17.5.8",
@@ -98,6 +100,8 @@ def compute(ctx: Context) -> dict[str, float]:
     checks = tr.batch_checks(micro_batch=t.micro_batch, grad_accum=t.grad_accum, dp=dp, seq_len=t.seq_len, pp=pp,
                              micro_batch_max=t.micro_batch)
     return {
+        "purpose_training_flag": float(ctx.s.purpose in ("training", "both")),
+        "purpose_serving_flag": float(ctx.s.purpose in ("serving", "both")),
         "plan_train_FLOP": c,
         "plan_dp": dp,
         "plan_dp_cp": dp * t.cp,

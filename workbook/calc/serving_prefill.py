@@ -47,7 +47,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
                    cached_tokens: float = 0.0, ep: int | None = None) -> dict[str, float]:
     """The rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
     ``prompt_tokens`` new tokens after ``cached_tokens`` cached ones, at EP ``ep``: the disaggregated
-    prefill pool); the reference gives the total, the chunk rows are its per-chunk terms."""
+    prefill pool); the reference gives the total and the full and last chunks' terms."""
     inf = ctx.s.inference
     shape = model_shape(ctx.model)
     ep_used = inf.ep if ep is None else ep
@@ -59,52 +59,14 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
                             **kw)
     T, n = total["tokens"], total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
-    up = total["kv_up_FLOPs"]
-    full = _chunk(ctx, shape, kw, tc=chunk_tokens, T=T, n=n, batch=batch, attn_s=total["attention_s"], up=up)
-    tail = _chunk(ctx, shape, kw, tc=last, T=T, n=n, batch=batch, attn_s=total["attention_s"], up=up)
     return {
         f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,
-        f"{prefix}_prompt_chunks": float(max(1, math.ceil(S / chunk_tokens - 1e-9))), f"{prefix}_up_FLOP": up,
-        f"{prefix}_attn_s": total["attention_s"],
-        f"{prefix}_full_lin_s": full["lin"], f"{prefix}_full_ar_s": full["ar"], f"{prefix}_full_gpu_s": full["gpu"],
-        f"{prefix}_full_s": full["t"],
-        f"{prefix}_last_lin_s": tail["lin"], f"{prefix}_last_ar_s": tail["ar"], f"{prefix}_last_gpu_s": tail["gpu"],
-        f"{prefix}_last_s": tail["t"],
+        f"{prefix}_prompt_chunks": float(max(1, math.ceil(S / chunk_tokens - 1e-9))),
+        f"{prefix}_up_FLOP": total["kv_up_FLOPs"], f"{prefix}_attn_s": total["attention_s"],
+        **{f"{prefix}_{part}_{k}_s": total[f"{part}_{k}_s"] for part in ("full", "last") for k in ("lin", "ar", "gpu")},
+        f"{prefix}_full_s": total["full_chunk_s"], f"{prefix}_last_s": total["last_chunk_s"],
         f"{prefix}_prefill_s": total["prefill_s"],
     }
-
-
-def _chunk(ctx: Context, shape, kw: dict, *, tc: float, T: float, n: float, batch: float, attn_s: float,
-           up: float) -> dict:
-    """One chunk's terms as prefill_time computes them (for the chunk rows)."""
-    from workbook.reference import decode_time as dt
-    from workbook.reference.prefill_time import (PREFILL_ELEM_PASSES_D, PREFILL_ELEM_PASSES_FFN, linear_FLOPs_per_token,
-                                                 prefill_weight_read_bytes)
-    from workbook.units import GB, TERA
-
-    inf, hw, eng, ep = ctx.s.inference, kw["hw"], kw["engine"], kw["ep"]
-    L, d, tp = shape.layers, shape.d_model, inf.tp
-    kind = dt.layer_kind(shape)
-    bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
-    peak = dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"]
-    w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, weight_precision=inf.weight_precision,
-                                  redundant_experts=inf.redundant_experts)
-    head = 2.0 * d * shape.vocab / tp * batch / n
-    lin = dt.gemm_time_s(memory_s=w / bw,
-                         compute_s=(linear_FLOPs_per_token(shape, tp=tp, ep=ep) * tc + head + up * tc / T) / peak,
-                         ridge_p=dt.gemm_ridge_p(hw, weight_precision=inf.weight_precision))
-    n_ar = dt.ALLREDUCES_PER_LAYER if tp > 1 else 0
-    ar = L * n_ar * dt.allreduce_time_s(message_bytes=tc * d * 2.0, tp=tp, hw=hw, engine=eng)
-    ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
-    elem = tc * (PREFILL_ELEM_PASSES_D * d + PREFILL_ELEM_PASSES_FFN * ffn_local) * 2.0 / bw
-    small = max(L * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6, L * elem)
-    kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
-    gpu = lin + attn_s * tc / T + ar + small + kernels * eng.graph_launch_us * 1e-6
-    cpu = 0.0 if eng.prefill_cuda_graphs else kernels * eng.eager_launch_us * 1e-6
-    a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=ep, ep_nodes=kw["ep_nodes"])
-    exposed = pt.exposed_alltoall_s(alltoall_s=a2a["fixed_s"] + tc * a2a["s_per_token"], gpu_s=gpu,
-                                    overlap_frac=kw["ep_overlap_frac"], sm_frac=a2a["comm_sm_frac"])
-    return {"lin": lin, "ar": ar, "gpu": gpu, "t": max(gpu, cpu) + exposed}
 
 
 QUANTITIES = [

@@ -203,7 +203,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
 
     ``chunk_tokens`` defaults to the engine's prefill_chunk_tokens. With EP > 1, ``ep_nodes`` nodes
     share the EP group and ``ep_overlap_frac`` of each chunk's all-to-all hides under its GPU work.
-    Returns the chunk count, the time of the whole batch and its parts (s), and the tokens/s of the group.
+    Returns the chunk count, the time of the whole batch and its parts (s), the tokens/s of the group, and
+    a full and the last chunk's linear, all-reduce and GPU time and total (``full_*_s``, ``last_*_s``).
     """
     _pos(prompt_tokens=prompt_tokens, batch=batch, tp=tp, ep=ep)
     if not 0 <= ep_overlap_frac <= 1:
@@ -248,12 +249,12 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         exposed = exposed_alltoall_s(alltoall_s=ep_c, gpu_s=gpu, overlap_frac=ep_overlap_frac,
                                      sm_frac=a2a["comm_sm_frac"])
         return {"lin": lin, "mem": mem, "comp": comp, "ar": ar, "small": small, "cpu": cpu, "ep": ep_c,
-                "exposed": exposed, "total": max(gpu, cpu) + exposed}
+                "exposed": exposed, "gpu": gpu, "total": max(gpu, cpu) + exposed}
 
     # (chunks - 1) full chunks of C tokens, then the last one (the calc rows lay it out the same way)
-    last = min(C, T - (n_chunks - 1) * C)
-    parts = [(1.0, chunk(last))] if n_chunks == 1 else [(n_chunks - 1.0, chunk(C)), (1.0, chunk(last))]
-    tot = {k: sum(n * part[k] for n, part in parts) for k in parts[0][1]}
+    full, tail = chunk(C), chunk(min(C, T - (n_chunks - 1) * C))
+    parts = [(n_chunks - 1.0, full), (1.0, tail)]
+    tot = {k: sum(n * part[k] for n, part in parts) for k in tail}
     t_lin, t_mem, t_comp, t_ar, t_small, t_cpu = (tot[k] for k in ("lin", "mem", "comp", "ar", "small", "cpu"))
     t_ep, t_ep_exposed, t_total = tot["ep"], tot["exposed"], tot["total"]
     return {
@@ -272,6 +273,9 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         "prefill_s": t_total,
         "tokens_per_s": T / t_total,
         "compute_bound": float(t_comp >= t_mem),
+        **{f"{name}_{k}_s": part[k] for name, part in (("full", full), ("last", tail)) for k in ("lin", "ar", "gpu")},
+        "full_chunk_s": full["total"],
+        "last_chunk_s": tail["total"],
     }
 
 

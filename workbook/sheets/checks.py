@@ -36,12 +36,10 @@ _EXPR = {
     "warn_pipeline_fill": "1-{plan_ga_efficient_flag}",
     "warn_global_batch": "1-{plan_global_batch_ok_flag}",
 }
-_FLAG = {"training": "{checks_training_flag}", "serving": "{checks_serving_flag}"}
+_FLAG = {"training": "{purpose_training_flag}", "serving": "{purpose_serving_flag}"}  # Plan sheet
 _HARD, _WARN = [h[0] for h in HARD], [w[0] for w in WARNINGS]
 
 ITEMS = {
-    "checks_training_flag": '=IF(OR({purpose}="training",{purpose}="both"),1,0)',
-    "checks_serving_flag": '=IF(OR({purpose}="serving",{purpose}="both"),1,0)',
     **{n: f"=IFERROR({_EXPR[n]},1)*{_FLAG[scope]}" for n, _, _, scope in HARD + WARNINGS},
     "hard_failures_count": f"=SUM({{{_HARD[0]}}}:{{{_HARD[-1]}}})",
     "warnings_count": f"=SUM({{{_WARN[0]}}}:{{{_WARN[-1]}}})",

@@ -29,6 +29,8 @@ CONSTANTS = [
 _CLUSTER_FLOPS = "{training.num_gpus}*{mfu_peak_TFLOPS}*c_tera*{training.mfu}"
 
 ITEMS = {
+    "purpose_training_flag": '=IF(OR({purpose}="training",{purpose}="both"),1,0)',
+    "purpose_serving_flag": '=IF(OR({purpose}="serving",{purpose}="both"),1,0)',
     "plan_train_FLOP": "={train_total_FLOPs}",
     "plan_dp": "={training.num_gpus}/({training.tp}*{training.cp}*{training.pp})",
     "plan_dp_cp": "={plan_dp}*{training.cp}",

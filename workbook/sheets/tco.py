@@ -16,8 +16,8 @@ ITEMS = {
     "tco_switch_ports_per_nic": "=d_switch_ports_per_nic",
     "tco_switch_usd": _blank_default("cost.ib_switch_usd"),
     # GPUs owned by the Plan's purpose: training the GPUs billed, serving the serving GPUs in use, both the larger
-    "tco_gpus_owned": '=MAX(IF(OR({purpose}="training",{purpose}="both"),{train_gpus_billed},0),'
-    'IF(OR({purpose}="serving",{purpose}="both"),{srv_gpus_in_use},0))',
+    "tco_gpus_owned": "=MAX(IF({purpose_training_flag}=1,{train_gpus_billed},0),"
+    "IF({purpose_serving_flag}=1,{srv_gpus_in_use},0))",  # the other purpose's figure is never read
     "tco_nodes": "=ROUNDUP(ROUND({tco_gpus_owned}/{gpu_gpus_per_node},c_count_ceil_digits),0)",
     "tco_nic_ports": "={tco_nodes}*{net_nics_per_node}",
     # 17.9.3: one switch port per NIC port; 16,384 / 64 = 256 switches

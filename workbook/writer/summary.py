@@ -28,10 +28,10 @@ class Row:
     unit: str
     kind: str = "value"  # value | text | verdict | warning | status
     checks: tuple[str, ...] = ()
-    applies: str = ""  # checks_training_flag / checks_serving_flag
+    applies: str = ""  # purpose_training_flag / purpose_serving_flag
 
 
-_T, _S = "checks_training_flag", "checks_serving_flag"
+_T, _S = "purpose_training_flag", "purpose_serving_flag"
 BLOCKS: list[tuple[str, list[Row]]] = [
     ("The plan", [
         Row("model", "Model", "id", "text"),
