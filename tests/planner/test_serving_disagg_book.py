@@ -55,3 +55,16 @@ def test_recommendation_reads_the_pools_live_and_twice_the_load_takes_larger_poo
     owned, tco = "GPUs owned (the serving GPUs in use)", "TCO over the horizon (capex + opex x years)"
     assert v(owned) == rec["num_gpus"] and d(owned) == d("GPUs (both pools)")
     assert v(tco) == pytest.approx(data["tco"]["tco_total_usd"], rel=1e-12) and d(tco) > 1.9 * v(tco)
+
+
+def test_a_tighter_ttft_target_takes_more_prefill_instances_live(planned, tmp_path):
+    # 1,300 ms against a 1.14 s prefill step: the busy share must fall from 97.7 % to about 93 %, so the
+    # prefill pool grows; the decode pool does not see the TTFT target
+    xlsx, data = planned
+    rec = data["serving"]["recommended"]
+    v, d = recommendation_recalculated(xlsx, tmp_path, "inference.ttft_target_ms", 1300)
+    assert v("Prefill instances") == rec["prefill_instances"] == 39
+    assert d("Prefill instances") > v("Prefill instances")
+    assert d("TTFT (prefill pool)") <= 1300 < v("TTFT (prefill pool)")
+    assert d("Decode instances") == v("Decode instances")
+    assert d("Serving checks failed (load, TTFT, TPOT, memory)") == 0

@@ -48,7 +48,7 @@ def _size_pools_of_column(req, plan) -> dict:
     return sd.size_pools(model_shape(ctx.model), hw=kw["hw"], engine=eng, arrival_rate_per_s=inf.arrival_rate_rps,
                          prompt_tokens=inf.prompt_tokens, output_tokens=inf.output_tokens,
                          decode_batch_cap=max(cap, 1.0), tpot_target_s=inf.tpot_target_ms / MS_PER_S,
-                         cache_hit_frac=inf.cache_hit_frac, tp=inf.tp, ep=inf.ep, prefill_ep=inf.prefill_ep,
+                         ttft_target_s=inf.ttft_target_ms / MS_PER_S, cache_hit_frac=inf.cache_hit_frac, tp=inf.tp, ep=inf.ep, prefill_ep=inf.prefill_ep,
                          redundant_experts=inf.redundant_experts, weight_precision=inf.weight_precision,
                          kv_precision=inf.kv_precision, ep_overlap_frac=ep_overlap_frac(ctx),
                          gpu_hour_usd=ctx.s.cost.gpu_hour_usd)

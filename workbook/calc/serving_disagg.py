@@ -79,10 +79,21 @@ QUANTITIES = [
     Q("srv_dis_pf_tokens_per_s_per_gpu", "tokens/s", "Prefill pool computed (uncached) tokens/s per GPU", _S),
     Q("srv_dis_pf_input_tokens_per_s_per_node", "tokens/s", "Prefill pool input tokens/s per node (cache hits counted)", _S),
     Q("srv_dis_pf_gpus_per_instance", "GPUs", "GPUs of one prefill instance (TP x prefill EP)", _S),
-    Q("srv_dis_pf_instances", "instances", "Prefill instances for the load (whole instances)", _S),
+    Q("srv_dis_pf_load_instances", "instances", "Prefill instances' worth of work at the load (rate x new tokens / "
+      "one instance's tokens/s)", _S),
+    Q("srv_dis_pf_queue_prompts", "sequences", "Prompts one prefill instance step clears (per DP rank x DP ranks)", _S),
+    Q("srv_dis_ttft_target_s", "s", "TTFT target of the prefill pool (0 = none)", _S),
+    Q("srv_dis_pf_ttft_slack", "fraction", "TTFT target over the prefill step, minus 1 (0 = no target, or the "
+      "step alone misses it)", _S),
+    Q("srv_dis_pf_busy_limit", "fraction", "Largest prefill busy share meeting the TTFT target, 2Kx/(1 + 2Kx) "
+      "(1 = none, or the step alone misses it)", _S),
+    Q("srv_dis_pf_instances", "instances", "Prefill instances: more than the work, within the busy limit (whole "
+      "instances)", _S),
     Q("srv_dis_pf_gpus", "GPUs", "Prefill pool GPUs", _S),
     Q("srv_dis_pf_busy_frac", "fraction", "Prefill pool busy share at the load", _S),
-    Q("srv_dis_ttft_ms", "ms", "TTFT: half a prefill step waited plus the step", _S),
+    Q("srv_dis_pf_wait_s", "s", "Prefill queue: mean wait before a prompt's step, busy x step / (2K(1 − busy)) "
+      "(Pollaczek–Khinchine)", _S),
+    Q("srv_dis_ttft_ms", "ms", "TTFT: the prefill queue's wait plus the step", _S),
     Q("srv_dis_concurrency", "sequences", "Requests decoding at the load (Little's law: rate x (O − 1) x TPOT)", _S),
     Q("srv_dis_dec_instances", "instances", "Decode instances for the load (whole instances)", _S),
     Q("srv_dis_dec_gpus", "GPUs", "Decode pool GPUs", _S),
@@ -114,10 +125,12 @@ def compute(ctx: Context) -> dict[str, float]:
     ctx_tok = float(q["decode_context_tokens"])
     cap = float(q["srv_load_batch_cap_used"])
     target = None if inf.tpot_target_ms is None else inf.tpot_target_ms / MS_PER_S
+    ttft_target = None if inf.ttft_target_ms is None else inf.ttft_target_ms / MS_PER_S
     p, O, h, tp = float(inf.prompt_tokens), float(inf.output_tokens), float(inf.cache_hit_frac), inf.tp
     ep_p = inf.ep if inf.prefill_ep is None else inf.prefill_ep
     res = sd.size_pools(shape, hw=hw, engine=eng, arrival_rate_per_s=inf.arrival_rate_rps, prompt_tokens=p,
-                        output_tokens=O, decode_batch_cap=cap, tpot_target_s=target, cache_hit_frac=h, tp=tp,
+                        output_tokens=O, decode_batch_cap=cap, tpot_target_s=target, ttft_target_s=ttft_target,
+                        cache_hit_frac=h, tp=tp,
                         ep=inf.ep, prefill_ep=ep_p, redundant_experts=inf.redundant_experts,
                         weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
                         ep_overlap_frac=ep_overlap_frac(ctx), refinements=REFINEMENTS)
@@ -189,9 +202,15 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_dis_pf_tokens_per_s_per_gpu": res["prefill_tokens_per_s_per_gpu"],
         "srv_dis_pf_input_tokens_per_s_per_node": res["prefill_input_tokens_per_s_per_node"],
         "srv_dis_pf_gpus_per_instance": res["prefill_gpus_per_instance"],
+        "srv_dis_pf_load_instances": res["prefill_load_instances"],
+        "srv_dis_pf_queue_prompts": res["prefill_queue_prompts_per_step"],
+        "srv_dis_ttft_target_s": 0.0 if ttft_target is None else ttft_target,
+        "srv_dis_pf_ttft_slack": 0.0 if ttft_target is None else max(0.0, ttft_target / res["prefill_s"] - 1.0),
+        "srv_dis_pf_busy_limit": res["prefill_busy_limit"],
         "srv_dis_pf_instances": res["prefill_instances"],
         "srv_dis_pf_gpus": res["prefill_gpus"],
         "srv_dis_pf_busy_frac": res["prefill_busy_frac"],
+        "srv_dis_pf_wait_s": res["prefill_wait_s"],
         "srv_dis_ttft_ms": res["ttft_s"] * MS_PER_S,
         "srv_dis_concurrency": res["decode_concurrency"],
         "srv_dis_dec_instances": res["decode_instances"],

@@ -6,14 +6,15 @@ of ``serving_search.ep_choices`` at the same TP, laid out by the same rules). Th
 by ``reference.serving_disagg.size_pools`` with the keywords the Inference sheet's disaggregated
 block (``calc.serving_disagg``) gives it: the decode pool runs the largest whole batch per DP rank
 within the TPOT target capped by the rank's KV pool (``serving_load.batch_capacity``, at least 1),
-the prefill pool has whole instances for the load; GPUs = both pools, priced as the co-located
+the prefill pool has whole instances for the load, at a busy share whose queue (Pollaczek–Khinchine)
+keeps the TTFT within the target; GPUs = both pools, priced as the co-located
 candidates are. A concurrency load is carried at the rate that keeps that many requests decoding
 (Little's law over the decode pool: rate = concurrency / ((O - 1) x TPOT)).
 
 Checks, each with its value, limit and relative excess, in this order: the decode layout's weights
 fit and its KV pool holds one full-context request, one request meets the TPOT target (once per
-decode layout); the prefill layout's weights fit and its KV pool holds one prompt, the prefill
-TTFT meets the target (once per prefill layout); both pools within ``max_gpus`` (per candidate).
+decode layout); the prefill layout's weights fit and its KV pool holds one prompt, one prefill
+step is shorter than the TTFT target (once per prefill layout); both pools within ``max_gpus`` (per candidate).
 """
 
 from __future__ import annotations
@@ -84,10 +85,11 @@ class Prefill:
         pf = sd.prefill_pool_rate(g.shape, hw=g.kw["hw"], engine=g.engine, prompt_tokens=g.prompt, tp=lay.tp,
                                   ep=lay.ep, redundant_experts=g.kw["redundant_experts"],
                                   weight_precision=g.kw["weight_precision"], ep_overlap_frac=g.kw["ep_overlap_frac"])
-        ttft = 1.5 * pf["prefill_s"] * MS_PER_S
-        if ttft > sv.ttft_ms:
+        ttft = pf["prefill_s"] * MS_PER_S
+        if ttft >= sv.ttft_ms:
             return _reject(lay.gpu, label, "serving_ttft_target", ttft, sv.ttft_ms, "ms",
-                           "prefill pool: half a prefill step waited plus the step", ttft_ms=ttft, tpot_ms=0.0)
+                           "prefill pool: one prefill step, before any queue (the pool is sized so that the step "
+                           "plus the queue's wait meets the target)", ttft_ms=ttft, tpot_ms=0.0)
         return None
 
 
@@ -96,7 +98,8 @@ def pools(req: PlanRequest, d: Decode, p: Prefill, rate_rps: float | None) -> di
     g, sv = d.g, req.serving
     return sd.size_pools(g.shape, hw=g.kw["hw"], engine=g.engine, arrival_rate_per_s=rate_rps,
                          prompt_tokens=g.prompt, output_tokens=g.output, decode_batch_cap=d.cap,
-                         tpot_target_s=sv.tpot_ms / MS_PER_S, cache_hit_frac=0.0, tp=d.lay.tp, ep=d.lay.ep,
+                         tpot_target_s=sv.tpot_ms / MS_PER_S, ttft_target_s=sv.ttft_ms / MS_PER_S,
+                         cache_hit_frac=0.0, tp=d.lay.tp, ep=d.lay.ep,
                          prefill_ep=p.lay.ep, redundant_experts=g.kw["redundant_experts"],
                          weight_precision=g.kw["weight_precision"], kv_precision=g.kw["kv_precision"],
                          ep_overlap_frac=g.kw["ep_overlap_frac"], gpu_hour_usd=float(g.ctx.s.cost.gpu_hour_usd),

@@ -10,8 +10,21 @@ Prefill pool (TP, EP_p): a DP rank prefills k = max(1, floor(C/S_new)) prompts o
 new tokens after s_0 = S_in·h cached ones per step (prefill_time, chunk C = the engine's chunk):
 
     tok/s per GPU  = k·S_new / t_pf(k) / TP
-    instances_p    = ceil( lambda·S_new / (tok/s per GPU · TP·EP_p) )
-    TTFT           = t_pf(k) + t_pf(k)/2                a prompt waits half a step, then its step
+    K              = k·DP_p                              prompts one instance step clears (DP ranks balanced)
+    L              = lambda·S_new / (tok/s per GPU · TP·EP_p)      instances' worth of prefill work
+    rho            = L / instances_p                     busy share of the pool
+    wait           = rho·t_pf(k) / (2·K·(1 − rho))       Pollaczek–Khinchine (M/D/1) in prompt units
+    TTFT           = t_pf(k) + wait                      the queue, then a full step
+    instances_p    = max(floor(L) + 1, ceil(L / rho_max))        stable, and within the TTFT target T':
+    rho_max        = 2·K·x / (1 + 2·K·x),  x = T'/t_pf(k) − 1    (1 without a target or when x <= 0)
+
+The queue: Poisson arrivals at one instance whose steps clear up to K prompts in t_pf(k) each. As a
+single server of K prompts per step it does the work of an M/D/1 queue with service t_pf(k)/K per
+prompt, whose mean wait is rho·s/(2(1 − rho)) (Pollaczek–Khinchine; Kleinrock, Queueing Systems I,
+1975, §5.7). K = 1 is exact. For K > 1, against a discrete-event simulation of the batched queue with
+steps as long as their prompts (tests/reference/test_serving_disagg_queue.py), it is an upper estimate
+at busy shares up to 0.9 (far above at low load, where a prompt rarely waits and its step is short) and
+within 10 % at 0.98, where both grow as 1/(1 − rho). A prompt's own step is counted whole.
 
 Decode pool (TP, EP_d): no prefill interference; the batch per DP rank is the largest whose TPOT meets
 the target, capped by the rank's KV pool (closed form below; serving_load.max_decode_batch bisects):
@@ -39,6 +52,42 @@ from workbook.reference.prefill_time import prefill_time
 from workbook.reference.serving_shape import ModelShape
 
 DEFAULT_REFINEMENTS = 4
+#: tolerance before a count of instances is rounded (the sheets' c_srv_floor_eps)
+_EPS = 1e-9
+
+
+def prefill_wait_s(*, step_s: float, busy_frac: float, prompts_per_step: float) -> float:
+    """Mean wait of a prompt at a prefill instance before its step: rho·T/(2·K·(1 − rho)) (module
+    docstring); infinite at rho >= 1."""
+    _pos(step_s=step_s, prompts_per_step=prompts_per_step)
+    _nonneg(busy_frac=busy_frac)
+    if busy_frac >= 1.0:
+        return math.inf
+    return busy_frac * step_s / (2.0 * prompts_per_step * (1.0 - busy_frac))
+
+
+def busy_limit(*, step_s: float, prompts_per_step: float, ttft_target_s: float | None) -> float:
+    """Largest busy share whose TTFT (step + wait) meets the target: 2Kx/(1 + 2Kx), x = T'/T − 1; 1 (no
+    bound but stability) without a target or when the step alone misses it."""
+    _pos(step_s=step_s, prompts_per_step=prompts_per_step)
+    if ttft_target_s is None:
+        return 1.0
+    x = ttft_target_s / step_s - 1.0
+    if x <= 0:
+        return 1.0
+    y = 2.0 * prompts_per_step * x
+    return y / (1.0 + y)
+
+
+def prefill_instances(*, load_instances: float, busy_limit_frac: float) -> int:
+    """Whole prefill instances: more than the work (floor(L) + 1, so rho < 1), and enough that the busy
+    share stays within the limit (ceil(L / rho_max)); at least 1."""
+    _nonneg(load_instances=load_instances)
+    _pos(busy_limit_frac=busy_limit_frac)
+    stable = math.floor(load_instances + _EPS) + 1
+    if busy_limit_frac >= 1.0:
+        return max(1, stable)
+    return max(1, stable, math.ceil(load_instances / busy_limit_frac - _EPS))
 
 
 def prefill_split(*, prompt_tokens: float, cache_hit_frac: float) -> tuple[float, float]:
@@ -100,13 +149,13 @@ def whole_batch(shape: ModelShape, *, batch: float, tpot_target_s: float, hw: di
 
 def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: float | None, prompt_tokens: float,
                output_tokens: float, decode_batch_cap: float, tpot_target_s: float | None = None,
-               cache_hit_frac: float = 0.0, tp: int = 1, ep: int = 1, prefill_ep: int | None = None,
+               ttft_target_s: float | None = None, cache_hit_frac: float = 0.0, tp: int = 1, ep: int = 1, prefill_ep: int | None = None,
                redundant_experts: int = 0, weight_precision: str = "bf16", kv_precision: str = "bf16",
                ep_overlap_frac: float = 0.0, gpu_hour_usd: float = 0.0, refinements: int = DEFAULT_REFINEMENTS
                ) -> dict[str, float]:
     """Prefill and decode pools for a load (module docstring). ``decode_batch_cap`` is one decode DP
     rank's KV pool in requests (serving_load.batch_capacity); a blank TPOT target (None) runs the decode
-    ranks at that cap. The decode context is S_in + O/2. A blank rate (None) is the rate one decode
+    ranks at that cap; a blank TTFT target (None) sizes the prefill pool for stability only. The decode context is S_in + O/2. A blank rate (None) is the rate one decode
     instance sustains, b·DP/(max(O − 1, 1)·TPOT). Returns both pools, the totals, tokens/s per node and
     the cost per 1M output tokens at ``gpu_hour_usd``."""
     _pos(output_tokens=output_tokens, decode_batch_cap=decode_batch_cap)
@@ -137,7 +186,12 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
                            tp=tp, ep=ep_p, redundant_experts=redundant_experts, weight_precision=weight_precision,
                            ep_overlap_frac=ep_overlap_frac)
     g_p = group_gpus(tp=tp, ep=ep_p)
-    n_p = max(1, math.ceil(lam * pf["new_tokens"] / (pf["tokens_per_s_per_gpu"] * g_p) - 1e-9))
+    load_p = lam * pf["new_tokens"] / (pf["tokens_per_s_per_gpu"] * g_p)
+    K = pf["prompts_per_step"] * attention_dp_degree(ep=ep_p)
+    limit = busy_limit(step_s=pf["prefill_s"], prompts_per_step=K, ttft_target_s=ttft_target_s)
+    n_p = prefill_instances(load_instances=load_p, busy_limit_frac=limit)
+    busy = load_p / n_p
+    wait = prefill_wait_s(step_s=pf["prefill_s"], busy_frac=busy, prompts_per_step=K)
 
     concurrency = lam * max(O - 1.0, 0.0) * tpot
     n_d = max(1, math.ceil(concurrency / per_instance - 1e-9)) if per_instance > 0 else 0
@@ -152,8 +206,12 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
         "prefill_gpus_per_instance": float(g_p),
         "prefill_instances": float(n_p),
         "prefill_gpus": float(n_p * g_p),
-        "prefill_busy_frac": lam * pf["new_tokens"] / (n_p * g_p * pf["tokens_per_s_per_gpu"]),
-        "ttft_s": 1.5 * pf["prefill_s"],
+        "prefill_load_instances": load_p,
+        "prefill_queue_prompts_per_step": K,
+        "prefill_busy_limit": limit,
+        "prefill_busy_frac": busy,
+        "prefill_wait_s": wait,
+        "ttft_s": pf["prefill_s"] + wait,
         "decode_batch_per_rank": b,
         "tpot_s": tpot,
         "decode_tokens_per_s_per_gpu": per_gpu_d,

@@ -14,6 +14,8 @@ _T = "{srv_dis_tpot_target_s}"
 _EPP = "{srv_dis_pf_ep}"
 _TP = "{inference.tp}"
 _LAM = "{srv_dis_rate_rps}"
+_L, _K, _X, _BL = "{srv_dis_pf_load_instances}", "{srv_dis_pf_queue_prompts}", "{srv_dis_pf_ttft_slack}", \
+    "{srv_dis_pf_busy_limit}"
 #: the prefill pool's rows that depend on EP (the decode block's at the serving EP -> the pool's)
 _PF_ROWS = {"srv_w_routed_B": "srv_dis_pf_routed_B", "srv_expert_tokens_factor": "srv_dis_pf_ep",
             "srv_prefill_FLOP_per_token": "srv_dis_pf_FLOP_per_token", "srv_act_B_per_token": "srv_dis_pf_act_B_per_token",
@@ -86,11 +88,19 @@ ITEMS = {
     "srv_dis_pf_input_tokens_per_s_per_node": "={srv_dis_pf_tokens_per_s_per_gpu}/(1-{inference.cache_hit_frac})"
     "*{gpu_gpus_per_node}",
     "srv_dis_pf_gpus_per_instance": f"={_TP}*{_EPP}",
-    "srv_dis_pf_instances": f"=MAX(1,ROUNDUP({_LAM}*{{srv_dis_new_tokens}}/({{srv_dis_pf_tokens_per_s_per_gpu}}"
-    "*{srv_dis_pf_gpus_per_instance})-c_srv_floor_eps,0))",
+    "srv_dis_pf_load_instances": f"={_LAM}*{{srv_dis_new_tokens}}/({{srv_dis_pf_tokens_per_s_per_gpu}}"
+    "*{srv_dis_pf_gpus_per_instance})",
+    "srv_dis_pf_queue_prompts": f"={{srv_dispf_batch}}*{_EPP}",
+    "srv_dis_ttft_target_s": "=IF(ISBLANK({inference.ttft_target_ms}),0,{inference.ttft_target_ms}/c_ms_per_s)",
+    "srv_dis_pf_ttft_slack": "=IF(ISBLANK({inference.ttft_target_ms}),0,MAX(0,{srv_dis_ttft_target_s}/{srv_dispf_prefill_s}"
+    "-1))",
+    "srv_dis_pf_busy_limit": f"=IF({_X}>0,c_two*{_K}*{_X}/(1+c_two*{_K}*{_X}),1)",
+    "srv_dis_pf_instances": f"=MAX(1,INT({_L}+c_srv_floor_eps)+1,IF({_BL}<1,ROUNDUP({_L}/{_BL}-c_srv_floor_eps,0),0))",
     "srv_dis_pf_gpus": "={srv_dis_pf_instances}*{srv_dis_pf_gpus_per_instance}",
-    "srv_dis_pf_busy_frac": f"={_LAM}*{{srv_dis_new_tokens}}/({{srv_dis_pf_gpus}}*{{srv_dis_pf_tokens_per_s_per_gpu}})",
-    "srv_dis_ttft_ms": "=({srv_dispf_prefill_s}+{srv_dispf_prefill_s}/c_two)*c_ms_per_s",
+    "srv_dis_pf_busy_frac": f"={_L}/{{srv_dis_pf_instances}}",
+    "srv_dis_pf_wait_s": "={srv_dis_pf_busy_frac}*{srv_dispf_prefill_s}"
+    f"/(c_two*{_K}*(1-{{srv_dis_pf_busy_frac}}))",
+    "srv_dis_ttft_ms": "=({srv_dispf_prefill_s}+{srv_dis_pf_wait_s})*c_ms_per_s",
     "srv_dis_concurrency": f"={_LAM}*{{srv_load_decode_steps_per_req}}*{{srv_disd_step_s}}",
     "srv_dis_dec_instances": "=IF({srv_dis_dec_requests_per_instance}>0,MAX(1,ROUNDUP({srv_dis_concurrency}"
     "/MAX({srv_dis_dec_requests_per_instance},c_srv_tiny)-c_srv_floor_eps,0)),0)",
