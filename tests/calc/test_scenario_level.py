@@ -66,12 +66,13 @@ def test_all_results_finite_and_non_negative_for_valid_input(seed, index):
 
 
 def test_a_falling_littles_law_map_gives_a_negative_slope_and_a_valid_steady_state():
-    """Seed 123 (DeepSeek profile, EP 4, TP 8): Little's law's batch falls from 218.1 to 216.3 as the batch grows
-    from 57 to 218 (more prompts per prefill step), so the third refinement's secant slope is negative; every
-    other quantity stays finite and non-negative."""
-    sc = random_scenarios(CATALOG, 1, seed=123)[0]
+    """Seed 13 (gpt4-class-moe, DeepSeek profile, TP 8, EP 2): at the fourth refinement Little's law's batch
+    falls a little as the batch grows (133.378 -> 133.371; more prompts per prefill step), so the secant
+    slope is negative (-1.1e-4); every other quantity stays finite and non-negative. (Seed 123 showed it
+    before the decode all-to-all's SM share.)"""
+    sc = random_scenarios(CATALOG, 1, seed=13)[0]
     r = compute(sc, CATALOG)
-    assert r["srv_ss3_g"] < 0 < r["srv_ss3_denom"]
+    assert r["srv_ss4_g"] < 0 < r["srv_ss4_denom"]
     for name, v in r.items():
         assert math.isfinite(v), name
         if not any(s in name for s in SIGNED) and not name.endswith(SIGNED_ENDINGS):

@@ -50,6 +50,7 @@ profiles:
     decode_micro_batches: 1
     ep_overlap_frac: 0.0
     prefill_comm_sms: 20
+    decode_comm_sm_frac: 0.244
     prefill_mode: separate
     prefill_chunk_tokens: 4096
     prefill_cuda_graphs: false

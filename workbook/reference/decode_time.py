@@ -13,7 +13,8 @@ step), with n = B·q query tokens (q = 1, or 1 + draft tokens when a speculative
     t_ep    = L_moe·(2·alpha_net + n·k·d·(b_disp + b_comb)·f_remote / (BW_nic·e_net))   EP all-to-all
     t_samp  = n·V·4 B·3 / (BW·e_dec) + k_samp·t_small_kernel                  logits read by the sampler
     t_gpu   = t_gemm + t_attn + t_small + t_ar + t_samp + L·k_all·t_launch_graph
-    t_step  = max(t_gpu, t_cpu_launch) + max(0, t_ep − o_ep·t_gpu) + c_cpu·t_gpu
+    t_step  = max(t_gpu, t_cpu_launch) + max(t_ep − o_ep·t_gpu, f_sm·t_ep) + c_cpu·t_gpu   (f_sm: the share of
+              the exchange whose kernels hold the SMs, engines.yaml decode_comm_sm_frac)
 
 W_read is what one step reads: the dense, shared, router and norm weights on the GPU, the LM head,
 the embedding rows of the batch and, for MoE, the expected distinct experts the step's tokens hit,
@@ -316,7 +317,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
         t_layer = payload * remote / bw_net + payload * (1 - remote) / bw_nvl
         alpha = alltoall_alpha_s(hw=hw, engine=engine, ep_nodes=ep_nodes)
         t_ep = shape.moe_layers * (2 * alpha + t_layer)
-    t_ep_exposed = max(0.0, t_ep - ep_overlap_frac * t_gpu)
+    t_ep_exposed = max(t_ep - ep_overlap_frac * t_gpu, float(engine.decode_comm_sm_frac) * t_ep)
     t_cpu = engine.cpu_overhead_frac * t_gpu
     t_step = max(t_gpu, t_cpu_launch) + t_ep_exposed + t_cpu
     return {

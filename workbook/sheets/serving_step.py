@@ -74,8 +74,8 @@ def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_gpu_s": f"={{{p}_gemm_s}}+{{{p}_attn_s}}+{{{p}_ar_s}}+{b}*{{srv_sampler_s_per_token}}"
         f"+{m}*({{srv_small_kernels_s}}+{{srv_sampler_fixed_s}}+{{srv_launch_s}})",
-        f"{p}_ep_exposed_s": f"=MAX(0,{m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}"
-        f"-{{srv_ep_overlap_frac}}*{{{p}_gpu_s}})",
+        f"{p}_ep_exposed_s": f"=MAX({{srv_eng_decode_comm_sm_frac}}*({m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}),"
+        f"{m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}-{{srv_ep_overlap_frac}}*{{{p}_gpu_s}})",
         f"{p}_step_s": f"=MAX({{{p}_gpu_s}},IF(AND({{srv_eng_cuda_graphs}}=1,{bp}<={{srv_eng_cuda_graph_max_batch}}),0,"
         f"{m}*{{srv_eager_launch_s}}))+{{{p}_ep_exposed_s}}+{{srv_eng_cpu_overhead_frac}}*{{{p}_gpu_s}}",
     }
