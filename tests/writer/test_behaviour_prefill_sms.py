@@ -1,7 +1,8 @@
-"""Behaviour test of the SMs that a hidden prefill all-to-all holds (issue 8; prefill_time.exposed_alltoall_s):
-switch scenario 5 of the default workbook to DeepSeek-V3 FP8 at EP 32 under the deepseek-v3-infer profile
-(all-to-all overlapped), then edit the profile's prefill_comm_sms on the Engines sheet and the H800's
-sm_count on the Catalog sheet as a person would; recalculate with LibreOffice; check what moves.
+"""Behaviour test of the SMs that a hidden all-to-all holds (issue 8; prefill_time.exposed_alltoall_s, and the
+decode step's decode_comm_sm_frac): switch scenario 5 of the default workbook to DeepSeek-V3 FP8 at EP 32
+under the deepseek-v3-infer profile (all-to-all overlapped), then edit the profile's prefill_comm_sms and
+decode_comm_sm_frac on the Engines sheet and the H800's sm_count on the Catalog sheet as a person would;
+recalculate with LibreOffice; check what moves.
 
 Expectations come from workbook.reference.prefill_time with catalogue values, or from equalities between
 recalculated cells; never from cached values."""
@@ -40,6 +41,8 @@ EDITS = {
     "no_overlap": [_deepseek, lambda b: b.plan("inference.ep_overlap_frac", SC, 0.0)],
     "no_overlap_free": [_deepseek, lambda b: b.plan("inference.ep_overlap_frac", SC, 0.0),
                         lambda b: b.engine(PROFILE, "prefill_comm_sms", 0)],
+    "decode_free": [_deepseek, lambda b: b.engine(PROFILE, "decode_comm_sm_frac", 0)],
+    "decode_half": [_deepseek, lambda b: b.engine(PROFILE, "decode_comm_sm_frac", 0.5)],
 }
 
 
@@ -88,3 +91,25 @@ def test_without_overlap_the_sms_do_not_count(rc):
     assert _g(a, "srv_pf1_prefill_s") == pytest.approx(
         max(_g(a, "srv_pf1_last_gpu_s"), _g(a, "srv_prefill_cpu_s")) + _alltoall_s(a), rel=1e-9)
     assert _g(a, "srv_pf1_prefill_s") > _g(rc["held"], "srv_pf1_prefill_s")
+
+
+def test_a_hidden_decode_exchange_holds_the_sms_for_its_share(rc, built):
+    held, free, half = (rc[k] for k in ("held", "decode_free", "decode_half"))
+    steps = [_g(r, "srv_dec_step_s") for r in (free, held, half)]
+    assert steps == sorted(steps) and steps[0] < steps[1] < steps[2]
+    assert (held.get("KV Cache", "srv_eng_decode_comm_sm_frac", SC), free.get("KV Cache", "srv_eng_decode_comm_sm_frac", SC)) \
+        == (0.244, 0)
+    # the exposed part is the share of the whole exchange (the overlap hides the rest): f x C, C the same in all three
+    c = _g(half, "srv_dec_ep_exposed_s") / 0.5
+    assert _g(held, "srv_dec_ep_exposed_s") == pytest.approx(0.244 * c, rel=1e-9)
+    assert _g(free, "srv_dec_ep_exposed_s") == pytest.approx(max(0.0, c - _g(free, "srv_dec_gpu_s")), abs=1e-12)
+    # and the reference, from the catalogue, gives the same step at the scenario's batch and context
+    shape, gpu = model_shape(CAT.model("deepseek-v3")), CAT.gpu("h800")
+    hw = dt.serving_hardware(gpu=gpu, efficiency=CAT.efficiency["h800"], device=CAT.engines.device("h800"))
+    import openpyxl
+
+    batch = openpyxl.load_workbook(built[0])["Plan"][Layout(built[0]).cell("Plan", "inference.batch", SC)].value
+    ref = dt.decode_step(shape, batch=float(batch),
+                         context_tokens=_g(held, "decode_context_tokens"), hw=hw, engine=CAT.engines.profile(PROFILE),
+                         tp=1, ep=32, weight_precision="fp8", ep_nodes=4, ep_overlap_frac=1.0)
+    assert _g(held, "srv_dec_step_s") == pytest.approx(ref["step_s"], rel=1e-6)
