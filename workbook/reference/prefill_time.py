@@ -53,7 +53,7 @@ the work outlasts the exchange, slowed while it runs (t = G + f·C), whichever i
 
     t_chunk = G + max(C − o·G, f·C)      (o = 0: G + C; f = 0: G + max(0, C − o·G))
 
-Decode's low-latency kernels hold no SMs (DeepEP README: hook-based overlap), so decode has no f.
+Decode's low-latency kernels hold the SMs only while they send and receive: decode_time's decode_comm_sm_frac.
 
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
