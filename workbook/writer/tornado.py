@@ -1,5 +1,7 @@
 """Tornado charts on the Sensitivity sheet: the change of cost (and days) at -/+ the step for each driver of
 the first scenario column (in a plan workbook: the recommended plan), drivers sorted by swing, widest on top.
+The first column's purpose picks them: training the training cost and days, serving the serving cost per month
+and per 1M output tokens, both all four.
 
 The bars plot the live calculation rows (they move with the inputs); the order is the build's (the first
 column's swings when written): the chart's series are non-contiguous cell lists in that order.
@@ -12,6 +14,7 @@ import math
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.calc.sensitivity import DAY_DRIVERS, DRIVERS
+from workbook.calc.serving_sensitivity import MONTH_DRIVERS, PER_1M_DRIVERS
 from workbook.writer.charts import ROW_PX, USD_LABEL
 from workbook.writer.layout import COL_LABEL, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
@@ -22,6 +25,8 @@ SHEET = "Sensitivity"
 #: +step label at its base, so that two near values (57.8 and 59.5 days) do not print over each other.
 LABELS_EITHER_SIDE = ("inside_base", "inside_base")
 LABELS_OVERLAID = ("inside_end", "inside_base")
+#: a change of the cost per 1M output tokens: cents matter ($0.152)
+PER_1M_LABEL = "$#,##0.000"
 
 
 def _cells(w: Writer, names: list[str], col: int) -> str:
@@ -54,16 +59,32 @@ def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: 
     return chart, height
 
 
-def add_tornado(w: Writer, first_name: str) -> None:
-    """Insert the cost and days tornado charts below the Sensitivity rows (first column: *first_name*)."""
-    lay = w.book.layout
-    specs = [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
+def specs(first_name: str, purpose: str) -> list[tuple]:
+    """The tornado charts of a first column of *purpose* (training, serving or both): _chart's arguments."""
+    out = [] if purpose == "serving" else _training_specs(first_name)
+    if purpose != "training":
+        out += [(f"Tornado: serving cost per month of {first_name} at -/+ the step (widest swing on top)",
+                 "USD per month change", USD_LABEL, [d for d, _ in MONTH_DRIVERS], "srv_sens_{d}_dmonth_low_usd",
+                 "srv_sens_{d}_dmonth_high_usd", "srv_sens_{d}_swing_month_usd", LABELS_EITHER_SIDE),
+                (f"Tornado: serving cost per 1M output tokens of {first_name} at -/+ the step", "USD per 1M output "
+                 "tokens change", PER_1M_LABEL, [d for d, _ in PER_1M_DRIVERS], "srv_sens_{d}_d1M_low_usd",
+                 "srv_sens_{d}_d1M_high_usd", "srv_sens_{d}_swing_1M_usd", LABELS_EITHER_SIDE)]
+    return out
+
+
+def _training_specs(first_name: str) -> list[tuple]:
+    return [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
               USD_LABEL, [d for d, _ in DRIVERS], "sens_{d}_dcost_low_usd", "sens_{d}_dcost_high_usd",
               "sens_{d}_swing_usd", LABELS_EITHER_SIDE),
              (f"Tornado: training days of {first_name} at -/+ the step", "training days", "#,##0.0",
               DAY_DRIVERS, "sens_{d}_days_low", "sens_{d}_days_high", "sens_{d}_swing_days", LABELS_OVERLAID)]
+
+
+def add_tornado(w: Writer, first_name: str, purpose: str = "both") -> None:
+    """Insert the tornado charts of the first column (*first_name*, of *purpose*) below the Sensitivity rows."""
+    lay = w.book.layout
     breaks = []
-    for spec in specs:
+    for spec in specs(first_name, purpose):
         chart, height = _chart(w, *spec)
         anchor = lay.next_row.get(SHEET, 5) + 2
         w.ws[SHEET].insert_chart(anchor, 0, chart, {"x_offset": 4, "y_offset": 4})
