@@ -125,21 +125,12 @@ def _sheet_texts(xlsx: Path) -> set[str]:
     return {str(c.value) for row in ws.iter_rows() for c in row if isinstance(c.value, str)}
 
 
-def _chart_titles(xlsx: Path) -> list[str]:
-    """The titles of every chart in the file (their XML), in file order."""
-    import re
-    import zipfile
-
-    with zipfile.ZipFile(xlsx) as z:
-        xml = [z.read(n).decode() for n in sorted(z.namelist()) if n.startswith("xl/charts/chart")]
-    return [" ".join(re.findall(r"<a:t>([^<]*)</a:t>", x.split("</c:title>")[0])) for x in xml if "<c:title>" in x]
-
-
 def test_sensitivity_of_a_serving_plan_shows_the_serving_drivers_first(planned):
     """The Sensitivity sheet opens on the serving block (cost per month and per 1M output tokens at -/+ the step),
     the training block below it is titled as not asked for, and its tornados chart the serving cost, not training."""
     import openpyxl
 
+    from tests.planner.helpers import chart_titles
     from workbook.writer import UNASKED_TRAINING_TITLE
     from workbook.writer.line_items import BLOCK_TITLES
 
@@ -153,7 +144,7 @@ def test_sensitivity_of_a_serving_plan_shows_the_serving_drivers_first(planned):
     rec = data["serving"]["recommended"]
     assert keys["srv_sens_month_usd"] == pytest.approx(rec["usd_per_month"], rel=1e-12)
     assert keys["srv_sens_sized_flag"] == 1 and (keys["srv_sens_replicas_low"], keys["srv_sens_replicas_high"]) == (6, 9)
-    titles = [t for t in _chart_titles(xlsx) if t.startswith("Tornado")]
+    titles = [t for t, _ in chart_titles(xlsx) if t.startswith("Tornado")]
     assert len(titles) == 2 and "serving cost per month" in titles[0] and "per 1M output tokens" in titles[1]
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
     assert "Tornado: serving cost per month" in text and "Tornado: training days" not in text

@@ -130,7 +130,7 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         write_status(w, results)
         _check_formats(w, len(names))
         add_charts(w, names)
-        add_tornado(w, names[0], planned[0].scenario.purpose)
+        add_tornado(w, names, tornado_columns(names, planned[0].scenario.purpose, plan))
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
@@ -157,6 +157,17 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
 #: a serving-only plan's Sensitivity sheet: its training block comes second, titled for what it is
 UNASKED_TRAINING_TITLE = ("Training sensitivity: not asked for by this request (the column's training defaults; "
                           "not part of the plan)")
+
+
+def tornado_columns(names: list[str], purpose: str, plan) -> tuple[int | None, int | None]:
+    """The (training, serving) columns the Sensitivity's tornados chart (workbook.writer.tornado.columns)."""
+    from workbook.writer.planbook_serving import serving_columns, trains
+    from workbook.writer.tornado import columns
+
+    if plan is None:
+        return columns(purpose)
+    serving = serving_columns(names, plan)
+    return columns(purpose, serving[0] if serving else None, trains(plan))
 
 
 def module_order(mods: list, plan) -> tuple[list, dict[str, str]]:
