@@ -149,7 +149,18 @@ def test_purpose_serving_and_both_with_the_larger_serving_fleet():
     big = _with(PLAN, "inference", replicas=200)  # 800 serving GPUs against 640 billed for training
     both, serving = compute(big, CATALOG), compute(big.model_copy(update={"purpose": "serving"}), CATALOG)
     assert both["srv_gpus_in_use"] == 800 and both["tco_gpus_owned"] == 800 and both["tco_nodes"] == 100
-    assert {k: both[k] for k in TCO_KEYS} == {k: serving[k] for k in TCO_KEYS}
+    # the same fleet bought; the storage kept differs by the purpose: both the training storage (dataset, checkpoints,
+    # logs), serving the weights served alone
+    storage = {k for k in TCO_KEYS
+               if "storage" in k or "opex" in k or "cash" in k or ("cumulative" in k and "rent" not in k)}
+    storage |= {"tco_total_usd", "tco_all_in_usd_per_gpu_hour", "tco_vs_rent_frac", "tco_contingency_usd",
+                "tco_total_with_contingency_usd"}
+    assert {k: both[k] for k in TCO_KEYS if k not in storage} == {k: serving[k] for k in TCO_KEYS if k not in storage}
+    assert both["tco_storage_TB"] == both["storage_total_TB"] and serving["tco_storage_TB"] == serving[
+        "tco_serving_storage_TB"]
+    extra = both["tco_storage_per_year_usd"] - serving["tco_storage_per_year_usd"]
+    assert extra > 0 and both["tco_total_usd"] - serving["tco_total_usd"] == pytest.approx(extra * both["tco_years"],
+                                                                                         rel=1e-9)
 
 
 def test_a_serving_tco_follows_the_server_price_and_the_replicas():

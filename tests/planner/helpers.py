@@ -134,3 +134,13 @@ def recommendation_recalculated(xlsx: Path, tmp_path: Path, key: str, value: flo
     b.save()
     values = recalculate_many([xlsx, edited], "libreoffice")
     return tuple((lambda label, v=values[f]: v[("Recommendation", cells[label])]) for f in (xlsx, edited))
+
+
+def chart_titles(xlsx: Path) -> list[tuple[str, str]]:
+    """(title, chart XML) of every chart in the file, in file order (openpyxl does not read charts back)."""
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(xlsx) as z:
+        xml = [z.read(n).decode() for n in sorted(z.namelist()) if n.startswith("xl/charts/chart")]
+    return [(" ".join(re.findall(r"<a:t>([^<]*)</a:t>", x.split("</c:title>")[0])), x) for x in xml if "<c:title>" in x]

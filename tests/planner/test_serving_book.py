@@ -123,3 +123,77 @@ def _sheet_texts(xlsx: Path) -> set[str]:
 
     ws = openpyxl.load_workbook(xlsx)["Cost Breakdown"]
     return {str(c.value) for row in ws.iter_rows() for c in row if isinstance(c.value, str)}
+
+
+def test_sensitivity_of_a_serving_plan_shows_the_serving_drivers_first(planned):
+    """The Sensitivity sheet opens on the serving block (cost per month and per 1M output tokens at -/+ the step),
+    the training block below it is titled as not asked for, and its tornados chart the serving cost, not training."""
+    import openpyxl
+
+    from tests.planner.helpers import chart_titles
+    from workbook.writer import UNASKED_TRAINING_TITLE
+    from workbook.writer.line_items import BLOCK_TITLES
+
+    xlsx, data = planned
+    ws = openpyxl.load_workbook(xlsx, data_only=True)["Sensitivity"]
+    labels = [ws.cell(r, 1).value for r in range(1, ws.max_row + 1)]
+    first = next(r for r, v in enumerate(labels, 1) if v and str(v).startswith(("Serving sensitivity", "Training")))
+    assert labels[first - 1] == BLOCK_TITLES["serving_sensitivity"]
+    assert labels.index(UNASKED_TRAINING_TITLE) > first
+    keys = {ws.cell(r, 5).value: ws.cell(r, 6).value for r in range(1, ws.max_row + 1)}
+    rec = data["serving"]["recommended"]
+    assert keys["srv_sens_month_usd"] == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert keys["srv_sens_sized_flag"] == 1 and (keys["srv_sens_replicas_low"], keys["srv_sens_replicas_high"]) == (6, 9)
+    titles = [t for t, _ in chart_titles(xlsx) if t.startswith("Tornado")]
+    assert len(titles) == 2 and "serving cost per month" in titles[0] and "per 1M output tokens" in titles[1]
+    text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
+    assert "Tornado: serving cost per month" in text and "Tornado: training days" not in text
+
+
+def test_assumptions_of_a_serving_plan_list_its_serving_inputs_not_training_ones(planned):
+    import openpyxl
+
+    ws = openpyxl.load_workbook(planned[0])["Assumptions"]
+    rows = {ws.cell(r, 6).value: (ws.cell(r, 2).value, ws.cell(r, 4).value) for r in range(5, ws.max_row + 1)}
+    assert not [k for k in rows if k.startswith(("training.", "storage."))] and "cost.budget_usd" not in rows
+    for key in ("inference.arrival_rate_rps", "inference.ttft_target_ms", "inference.tpot_target_ms",
+                "inference.prompt_tokens", "inference.output_tokens", "inference.replicas"):
+        formula, source = rows[key]
+        assert str(formula).startswith("=Plan!") and source == "request serve-70b-chat", key
+    assert "cost.gpu_hour_usd" in rows and "cost.storage_usd_per_TB_month" in rows
+
+
+def test_a_serving_plans_storage_is_the_weights_it_serves(planned):
+    """The serving fleet keeps the model's weights (BF16, 141 GB), not the training dataset and checkpoints."""
+    xlsx, data = planned
+    rows = _breakdown(xlsx)
+    formula, tb = rows["Storage kept (the model weights served, one copy)"]
+    assert formula.startswith("=TCO!") and tb == pytest.approx(0.141107412992, rel=1e-12)
+    assert data["tco"]["tco_storage_TB"] == tb and data["tco"]["tco_storage_per_year_usd"] < 100
+    assert rows["Storage"][1] == pytest.approx(tb * 30 * 12, rel=1e-12)  # $30 per TB-month by default
+
+
+def test_gpu_price_x2_doubles_the_serving_sensitivity_live(planned, tmp_path):
+    """Finance doubles the recommended column's GPU-hour price: after a LibreOffice recalculation the serving
+    cost per month and every change of the cost on the Sensitivity sheet double; the replicas do not move."""
+    import shutil
+
+    from tests.writer.edits import EditBook, Layout, Recalc
+    from workbook.engines import recalculate_many
+
+    xlsx, data = planned
+    edited = tmp_path / "price_x2.xlsx"
+    shutil.copyfile(xlsx, edited)
+    b = EditBook(edited)
+    b.plan("cost.gpu_hour_usd", 0, 2 * data["serving"]["recommended"]["gpu_hour_usd"])
+    b.save()
+    values = recalculate_many([xlsx, edited], "libreoffice")
+    lay = Layout(xlsx)
+    one, two = Recalc(values[xlsx], lay), Recalc(values[edited], lay)
+    for key in ("srv_sens_month_usd", "srv_sens_1M_usd", "srv_sens_price_dmonth_high_usd",
+                "srv_sens_load_dmonth_high_usd", "srv_sens_load_dmonth_low_usd", "srv_sens_output_d1M_low_usd"):
+        a = one.get("Sensitivity", key, 0)
+        assert a != 0 and two.get("Sensitivity", key, 0) == pytest.approx(2 * a, rel=1e-9), key
+    assert one.get("Sensitivity", "srv_sens_month_usd", 0) == pytest.approx(
+        data["serving"]["recommended"]["usd_per_month"], rel=1e-9)
+    assert two.get("Sensitivity", "srv_sens_replicas_high", 0) == one.get("Sensitivity", "srv_sens_replicas_high", 0)

@@ -89,3 +89,18 @@ def test_servers_are_whole_and_priced_each():
     assert tco.server_capex_usd(servers=NODES, server_usd=300_000) == 614.4e6
     with pytest.raises(ValueError):
         tco.server_count(gpus=8, gpus_per_server=0)
+
+
+def test_serving_storage_is_the_weights_served_once():
+    assert tco.serving_storage_TB(weights_GB=141.1) == pytest.approx(0.1411, rel=1e-12)  # LLaMA-3-70B at BF16
+
+
+@pytest.mark.parametrize("purpose, kept", [("training", 26.0), ("both", 26.0), ("serving", 0.1411)])
+def test_storage_kept_follows_the_purpose(purpose, kept):
+    """Training (or both: its checkpoints hold the weights served) keeps the training storage; serving the weights."""
+    assert tco.storage_kept_TB(purpose=purpose, training_TB=26.0, serving_weights_GB=141.1) == pytest.approx(kept)
+
+
+def test_storage_kept_rejects_an_unknown_purpose():
+    with pytest.raises(ValueError, match="purpose"):
+        tco.storage_kept_TB(purpose="inference", training_TB=1.0, serving_weights_GB=1.0)

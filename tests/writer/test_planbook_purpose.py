@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from workbook.calc import modules
+from workbook.calc import modules, registry
 from workbook.writer import UNASKED_TRAINING_TITLE, module_order
 from workbook.writer.inputs import input_rows
-from workbook.writer.planbook import applies, breakdown_blocks
+from workbook.writer.planbook import PlanBook, applies, breakdown_blocks
 from workbook.writer.planbook_serving import serves, trains
-from workbook.writer.planbook import PlanBook
-from workbook.writer.tornado import specs
+from workbook.writer.tornado import columns, specs
 
 SERVING_ONLY = PlanBook("r", {"training": {"status": "not requested"}, "serving": {"status": "feasible"}})
 TRAINING_ONLY = PlanBook("r", {"training": {"status": "feasible"}, "serving": {"status": "not requested"}})
@@ -43,20 +42,27 @@ def test_a_serving_breakdown_labels_the_storage_as_the_weights_served():
     assert "checkpoints" in training["tco_storage_TB"]
 
 
-@pytest.mark.parametrize("purpose, titles", [
-    ("training", ["cost change", "training days"]),
-    ("serving", ["serving cost per month", "serving cost per 1M output tokens"]),
-    ("both", ["cost change", "training days", "serving cost per month", "serving cost per 1M output tokens"])])
-def test_tornados_follow_the_first_columns_purpose(purpose, titles):
-    got = [s[0] for s in specs("x", purpose)]
-    assert len(got) == len(titles) and all(t in g for t, g in zip(titles, got))
-    for spec in specs("x", purpose):  # every bar row is a quantity of the Sensitivity sheet
-        from workbook.calc import registry
-
-        reg = registry()
+@pytest.mark.parametrize("purpose, cols, titles", [
+    ("training", (0, None), ["cost change", "training days"]),
+    ("serving", (None, 0), ["serving cost per month", "serving cost per 1M output tokens"]),
+    ("both", (0, 0), ["cost change", "training days", "serving cost per month", "serving cost per 1M output tokens"])])
+def test_tornados_follow_the_first_columns_purpose(purpose, cols, titles):
+    assert columns(purpose) == cols
+    got = specs("x" if cols[0] is not None else None, "x" if cols[1] is not None else None)
+    assert len(got) == len(titles) and all(t in g[0] for t, g in zip(titles, got))
+    reg = registry()
+    for spec in got:  # every bar and swing row is a quantity of the Sensitivity sheet
         for d in spec[3]:
             for tmpl in spec[4:7]:
-                assert reg[tmpl.format(d=d)].sheet == "Sensitivity"
+                assert reg[tmpl.format(d=d)].sheet == "Sensitivity", tmpl
+
+
+def test_a_plan_workbook_charts_its_recommended_training_and_serving_columns():
+    """The plan's columns, not the first one's purpose: a plan of both charts its training column (the first) and
+    its recommended serving column; a serving-only plan its serving column alone; a training-only plan its first."""
+    assert columns("training", serving_plan=3, plan_trains=True) == (0, 3)
+    assert columns("serving", serving_plan=0, plan_trains=False) == (None, 0)
+    assert columns("training", serving_plan=None, plan_trains=True) == (0, None)
 
 
 def test_a_serving_only_plan_writes_the_serving_sensitivity_first():

@@ -46,6 +46,7 @@ SHEETS: dict[str, str] = {
     "serving_max_load": "Inference",
     "cost": "Cost",
     "sensitivity": "Sensitivity",
+    "serving_sensitivity": "Sensitivity",
     "tco": "TCO",  # after Cost and Inference: it owns the training or the serving GPUs
     "tco_years": "TCO",
     "checks": "Checks",

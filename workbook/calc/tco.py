@@ -1,7 +1,7 @@
 """TCO sheet, first block: the owned cluster's cost lines over the TCO horizon (issue 9, spec 17.9.3 T8, 17.5.9
 table 17-67): servers, network switches (from the nodes procured and the NICs per node), storage (the Storage
-sheet's total at a price per TB-month), power with PUE, staff and support, capex vs opex, the all-in TCO per
-GPU-hour, the rent of the same GPUs beside it and the contingency apart. The per-year table is calc.tco_years.
+sheet's total at a price per TB-month; a serving-only plan the weights it serves), power with PUE, staff and
+support, capex vs opex, the all-in TCO per GPU-hour, the rent of the same GPUs beside it and the contingency apart. The per-year table is calc.tco_years.
 
 The GPUs owned follow the scenario's purpose (workbook.reference.tco.gpus_owned): training the GPUs billed,
 serving the serving GPUs in use (Inference sheet), both the larger; the servers bought are those GPUs in whole
@@ -32,7 +32,10 @@ QUANTITIES = [
     Q("tco_network_capex_usd", "USD", "Network capex: switches x switch price (one-off)", _S),
     Q("tco_server_capex_usd", "USD", "Server capex: servers bought x server price (one-off)", _S),
     Q("tco_capex_usd", "USD", "Hardware capex: servers + network (one-off, year 1)", _S),
-    Q("tco_storage_TB", "TB", "Storage kept: dataset + retained checkpoints + logs (Storage sheet)", "17.7"),
+    Q("tco_serving_storage_TB", "TB", "Serving storage: the model's weights at the inference precision, one copy "
+      "(KV Cache sheet)", "17.4.11"),
+    Q("tco_storage_TB", "TB", "Storage kept: training or both the Storage sheet's dataset + retained checkpoints + "
+      "logs, serving the weights served", "17.7"),
     Q("tco_storage_usd_per_TB_month", "USD/TB-month", "Storage price in use (scenario, else default)", "17.5.9"),
     Q("tco_storage_per_year_usd", "USD/year", "Storage per year: TB x price per TB-month x 12 (opex)", "17.5.9"),
     Q("tco_power_per_year_usd", "USD/year", "Power with PUE per year, GPUs owned at TDP 24/7 (opex)", "17.5.9"),
@@ -67,7 +70,9 @@ def compute(ctx: Context) -> dict[str, float]:
     network = tco.network_capex_usd(switches=switches, switch_usd=float(c.ib_switch_usd))
     servers = tco.server_capex_usd(servers=nodes, server_usd=q["cost_server_capex_usd"])
     capex = servers + network
-    storage = tco.storage_per_year_usd(storage_TB=q["storage_total_TB"],
+    kept = tco.storage_kept_TB(purpose=ctx.s.purpose, training_TB=q["storage_total_TB"],
+                               serving_weights_GB=q["infer_weights_GB"])
+    storage = tco.storage_per_year_usd(storage_TB=kept,
                                        usd_per_TB_month=float(c.storage_usd_per_TB_month))
     support = tco.support_per_year_usd(capex_usd=capex, support_frac_per_year=float(c.support_frac_of_capex_per_year))
     power = ownership.power_per_year_usd(num_gpus=gpus, power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"])
@@ -88,7 +93,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "tco_network_capex_usd": network,
         "tco_server_capex_usd": servers,
         "tco_capex_usd": capex,
-        "tco_storage_TB": q["storage_total_TB"],
+        "tco_serving_storage_TB": tco.serving_storage_TB(weights_GB=q["infer_weights_GB"]),
+        "tco_storage_TB": kept,
         "tco_storage_usd_per_TB_month": float(c.storage_usd_per_TB_month),
         "tco_storage_per_year_usd": storage,
         "tco_power_per_year_usd": power,

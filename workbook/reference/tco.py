@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from workbook.reference.train_cost import _nonneg
 from workbook.reference.training import ceil_count
-from workbook.units import HOURS_PER_YEAR
+from workbook.units import GB, HOURS_PER_YEAR, TB
 
 MONTHS_PER_YEAR = 12.0
 
@@ -66,6 +66,24 @@ def network_capex_usd(*, switches: float, switch_usd: float) -> float:
     """Switch capex = switches x price per switch (17.9.3: 256 x $50K = $12.8M)."""
     _nonneg(switches=switches, switch_usd=switch_usd)
     return switches * switch_usd
+
+
+def serving_storage_TB(*, weights_GB: float) -> float:
+    """Storage a serving fleet keeps: the model's weights at the inference precision, one copy on the shared store
+    every server loads from (LLaMA-3-70B at BF16: 141 GB = 0.141 TB); no dataset, no training checkpoints."""
+    _nonneg(weights_GB=weights_GB)
+    return weights_GB * GB / TB
+
+
+def storage_kept_TB(*, purpose: str, training_TB: float, serving_weights_GB: float) -> float:
+    """Storage the TCO prices by the purpose: training or both -> the training storage (dataset, retained
+    checkpoints, logs; the checkpoints hold the weights served); serving -> the served weights alone."""
+    _nonneg(training_TB=training_TB)
+    if purpose in ("training", "both"):
+        return training_TB
+    if purpose == "serving":
+        return serving_storage_TB(weights_GB=serving_weights_GB)
+    raise ValueError(f"purpose must be one of {PURPOSES}, got {purpose!r}")
 
 
 def storage_per_year_usd(*, storage_TB: float, usd_per_TB_month: float) -> float:

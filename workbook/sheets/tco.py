@@ -26,7 +26,9 @@ ITEMS = {
     "tco_network_capex_usd": "={tco_switches}*{tco_switch_usd}",
     "tco_server_capex_usd": "={tco_nodes}*{cost_server_capex_usd}",
     "tco_capex_usd": "={tco_server_capex_usd}+{tco_network_capex_usd}",
-    "tco_storage_TB": "={storage_total_TB}",
+    "tco_serving_storage_TB": "={infer_weights_GB}*c_GB/c_TB",
+    # training or both: the training storage (its checkpoints hold the weights served); serving: the weights alone
+    "tco_storage_TB": "=IF({purpose_training_flag}=1,{storage_total_TB},{tco_serving_storage_TB})",
     "tco_storage_usd_per_TB_month": _blank_default("cost.storage_usd_per_TB_month"),
     "tco_storage_per_year_usd": "={tco_storage_TB}*{tco_storage_usd_per_TB_month}*c_cost_months_per_year",
     # T8 opex: N x TDP x PUE x price per kWh x 8760 h

@@ -122,14 +122,15 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         inputs = [input_values(p.raw, p.model.id) for p in planned]
         write_inputs(w, inputs)
         results = [p.results for p in planned]
-        for module, mod in modules():
-            write_module(w, module, mod.QUANTITIES, results)
+        order, titles = module_order(modules(), plan)
+        for module, mod in order:
+            write_module(w, module, mod.QUANTITIES, results, titles.get(module))
         for sheet in CALC_SHEETS[1:]:
             w.title(sheet, sheet, "One row per quantity, one column per scenario (spec section in the Source column).")
         write_status(w, results)
         _check_formats(w, len(names))
         add_charts(w, names)
-        add_tornado(w, names[0])
+        add_tornado(w, names, tornado_columns(names, planned[0].scenario.purpose, plan))
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
@@ -151,6 +152,35 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
         abort()
         raise
     return book
+
+
+#: a serving-only plan's Sensitivity sheet: its training block comes second, titled for what it is
+UNASKED_TRAINING_TITLE = ("Training sensitivity: not asked for by this request (the column's training defaults; "
+                          "not part of the plan)")
+
+
+def tornado_columns(names: list[str], purpose: str, plan) -> tuple[int | None, int | None]:
+    """The (training, serving) columns the Sensitivity's tornados chart (workbook.writer.tornado.columns)."""
+    from workbook.writer.planbook_serving import serving_columns, trains
+    from workbook.writer.tornado import columns
+
+    if plan is None:
+        return columns(purpose)
+    serving = serving_columns(names, plan)
+    return columns(purpose, serving[0] if serving else None, trains(plan))
+
+
+def module_order(mods: list, plan) -> tuple[list, dict[str, str]]:
+    """The calculation modules in the order their blocks are written, and block titles that differ: a serving-only
+    plan puts the serving sensitivity first on the Sensitivity sheet and titles the training one as unasked."""
+    from workbook.writer.planbook_serving import trains
+
+    if plan is None or trains(plan):
+        return mods, {}
+    names = [n for n, _ in mods]
+    i, j = names.index("sensitivity"), names.index("serving_sensitivity")
+    order = mods[:i] + [mods[j]] + mods[i:j] + mods[j + 1:]
+    return order, {"sensitivity": UNASKED_TRAINING_TITLE}
 
 
 def _write_data_sheets(w: Writer, catalog, models: list) -> None:

@@ -42,6 +42,7 @@ BLOCK_TITLES = {
     "inference": "Inference latency and throughput (17.8)",
     "cost": "Cost (17.5.9, 17.8.11, 17.9)",
     "sensitivity": "Sensitivity: one-way, -/+ the step; switching values at the budget and the deadline (issue 9)",
+    "serving_sensitivity": "Serving sensitivity: cost per month and per 1M output tokens, -/+ the step (17.8.11)",
     "tco": "Owned cluster over the TCO horizon: servers, network, storage, power, staff, support; rent beside (17.9.3)",
     "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
     "input_checks": "Input checks (0 = the Plan cell holds an allowed value; Notes: the input's key on Plan)",
@@ -64,7 +65,9 @@ def check_template(name: str, template: str) -> None:
             raise LayoutError(f"{name}: literal {m.group(1)} in formula {template!r}; use a c_ constant")
 
 
-def write_module(w: Writer, module: str, quantities: list, results: list[dict[str, float]]) -> None:
+def write_module(w: Writer, module: str, quantities: list, results: list[dict[str, float]],
+                 title: str | None = None) -> None:
+    """The module's block: its title (BLOCK_TITLES, or *title*), then one row per quantity."""
     sheet = MODULE_SHEET[module]
     items = items_of(module)
     missing = [q.name for q in quantities if q.name not in items]
@@ -72,7 +75,7 @@ def write_module(w: Writer, module: str, quantities: list, results: list[dict[st
         raise LayoutError(f"workbook.sheets.{module}: no formula for {missing}")
     lay = w.book.layout
     row = lay.place(sheet, skip=0 if lay.next_row.get(sheet) is None else 1)
-    w.text(sheet, row, COL_LABEL, BLOCK_TITLES[module], "block", "label")
+    w.text(sheet, row, COL_LABEL, title or BLOCK_TITLES[module], "block", "label")
     for q in quantities:
         template = items[q.name]
         check_template(q.name, template)

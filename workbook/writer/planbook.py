@@ -207,16 +207,39 @@ def _source(key: str, plan: PlanBook, catalog, gpu, model) -> tuple[str, str]:
     return "default (workbook/scenario/model.py)", "-"
 
 
+#: Plan inputs that only a training run reads (its layout, storage IO, the budget against the training cost)
+TRAINING_INPUTS = ("training.", "storage.", "cost.budget_usd")
+#: Plan inputs that only serving reads
+SERVING_INPUTS = ("inference.",)
+
+
+def applies(key: str, trains: bool, serves: bool) -> bool:
+    """Whether the Assumptions sheet lists input *key* of a plan that trains and/or serves: a serving-only plan
+    leaves the training inputs out (its column computes them from defaults nobody asked for), a training-only
+    plan the serving inputs; a plan of both lists every input."""
+    if key.startswith(TRAINING_INPUTS):
+        return trains
+    if key.startswith(SERVING_INPUTS):
+        return serves
+    return True
+
+
 def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, gpu, model) -> None:
-    """Every Plan input of the recommended plan: value (link to Plan, or the Defaults value in use), unit, source."""
+    """Every Plan input of the recommended plan that its purpose reads: value (link to Plan, or the Defaults value
+    in use), unit, source."""
+    from workbook.writer.planbook_serving import serves, trains
+
     sheet = ASSUMPTIONS
-    w.title(sheet, "Assumptions", f"Every input of the recommended plan (request {plan.request_id}): the value in "
-            "use (a link to Plan, or to the Defaults value a blank input takes), unit, source and as-of date.")
+    t, s = trains(plan), serves(plan)
+    what = "" if t and s else (" (serving: the training inputs left out)" if s else
+                               " (training: the serving inputs left out)")
+    w.title(sheet, "Assumptions", f"Every input of the recommended plan{what} (request {plan.request_id}): the value "
+            "in use (a link to Plan, or to the Defaults value a blank input takes), unit, source and as-of date.")
     _header(w, sheet, ("Input", "Value", "Unit", "Source", "As of", "Key"), (46, 16, 12, 70, 11, 30))
     row = HEAD
     d_names = set(catalog.defaults.records)
     for r in input_rows():
-        if r.key == "name" or r.key not in w.book.layout.rows:
+        if r.key == "name" or r.key not in w.book.layout.rows or not applies(r.key, t, s):
             continue
         row += 1
         value = plan.inputs[0].get(r.key)
@@ -290,6 +313,8 @@ _TRAINING_RUN = {"self_build_power_usd", "self_build_depreciation_usd", "self_bu
                  "sens_cost_with_contingency_usd"}
 #: what a serving-only plan shows instead: its block titles, and the rent of the serving fleet
 _SERVING_TITLES = {"Recurring over the run (buy)": "Power (buy)"}
+#: and its labels that differ: a serving fleet keeps the weights it serves (TCO sheet, tco_storage_TB by purpose)
+_SERVING_LABELS = {"tco_storage_TB": "Storage kept (the model weights served, one copy)"}
 _SERVING_RENT = [("Serving fleet rented, per hour", "infer_hourly_cost_usd", "USD/h"),
                  ("Serving fleet rented, per day", "infer_daily_cost_usd", "USD/day"),
                  ("Serving cost per 1M output tokens", "infer_usd_per_1M_tokens", "USD/1M tokens")]
@@ -297,12 +322,13 @@ _SERVING_RENT = [("Serving fleet rented, per hour", "infer_hourly_cost_usd", "US
 
 def breakdown_blocks(trains: bool) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """The Cost Breakdown's blocks: all of them for a plan with a training run; for a serving-only plan
-    the same without the training run's rows, and the serving fleet's rent in the rent block."""
+    the same without the training run's rows, the storage labelled as the weights served, and the serving fleet's
+    rent in the rent block."""
     if trains:
         return _BREAKDOWN
     out = []
     for title, rows in _BREAKDOWN:
-        kept = [r for r in rows if r[1] not in _TRAINING_RUN]
+        kept = [(_SERVING_LABELS.get(r[1], r[0]),) + r[1:] for r in rows if r[1] not in _TRAINING_RUN]
         if title.startswith("Rent"):
             kept += _SERVING_RENT
         out.append((_SERVING_TITLES.get(title, title), kept))

@@ -88,6 +88,10 @@ def trains(plan) -> bool:
     return (plan.data.get("training") or {}).get("status") != "not requested"
 
 
+def serves(plan) -> bool:
+    return (plan.data.get("serving") or {}).get("status", "not requested") != "not requested"
+
+
 def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: int) -> None:
     from workbook.planner.serving_search import HOURS_PER_MONTH
     from workbook.writer.planbook import _ref

@@ -1,5 +1,8 @@
 """Tornado charts on the Sensitivity sheet: the change of cost (and days) at -/+ the step for each driver of
 the first scenario column (in a plan workbook: the recommended plan), drivers sorted by swing, widest on top.
+Which columns: without a plan the first column's purpose picks them (training the training cost and days,
+serving the serving cost per month and per 1M output tokens, both all four); a plan workbook charts the
+recommended training column when the plan trains and the recommended serving column when it serves.
 
 The bars plot the live calculation rows (they move with the inputs); the order is the build's (the first
 column's swings when written): the chart's series are non-contiguous cell lists in that order.
@@ -12,6 +15,7 @@ import math
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.calc.sensitivity import DAY_DRIVERS, DRIVERS
+from workbook.calc.serving_sensitivity import MONTH_DRIVERS, PER_1M_DRIVERS
 from workbook.writer.charts import ROW_PX, USD_LABEL
 from workbook.writer.layout import COL_LABEL, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
@@ -22,6 +26,8 @@ SHEET = "Sensitivity"
 #: +step label at its base, so that two near values (57.8 and 59.5 days) do not print over each other.
 LABELS_EITHER_SIDE = ("inside_base", "inside_base")
 LABELS_OVERLAID = ("inside_end", "inside_base")
+#: a change of the cost per 1M output tokens: cents matter ($0.152)
+PER_1M_LABEL = "$#,##0.000"
 
 
 def _cells(w: Writer, names: list[str], col: int) -> str:
@@ -31,16 +37,16 @@ def _cells(w: Writer, names: list[str], col: int) -> str:
 
 
 def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: str, high: str, swing: str,
-           where: tuple[str, str]):
-    """A tornado; *where*: the data labels' positions of the -step and +step bars."""
+           where: tuple[str, str], col: int = 0):
+    """A tornado of scenario column *col*; *where*: the data labels' positions of the -step and +step bars."""
     first = w.cached
-    drivers = sorted(drivers, key=lambda d: -first.get(swing.format(d=d), {}).get(0, 0.0))
+    drivers = sorted(drivers, key=lambda d: -first.get(swing.format(d=d), {}).get(col, 0.0))
     chart = w.wb.add_chart({"type": "bar"})
     for legend, tmpl, color, pos in (("Driver -step", low, "#4F81BD", where[0]),
                                      ("Driver +step", high, "#C0504D", where[1])):
         chart.add_series({
             "name": legend, "categories": _cells(w, [tmpl.format(d=d) for d in drivers], COL_LABEL),
-            "values": _cells(w, [tmpl.format(d=d) for d in drivers], value_col(0)),
+            "values": _cells(w, [tmpl.format(d=d) for d in drivers], value_col(col)),
             "fill": {"color": color}, "overlap": 100, "gap": 40,
             "data_labels": {"value": True, "num_format": fmt, "font": {"size": 8}, "position": pos},
         })
@@ -54,17 +60,45 @@ def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: 
     return chart, height
 
 
-def add_tornado(w: Writer, first_name: str) -> None:
-    """Insert the cost and days tornado charts below the Sensitivity rows (first column: *first_name*)."""
-    lay = w.book.layout
-    specs = [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
+def specs(training: str | None, serving: str | None) -> list[tuple]:
+    """The tornado charts (_chart's arguments but the column): the training cost and days of the column named
+    *training*, the serving cost per month and per 1M output tokens of the column named *serving* (None: none)."""
+    out = [] if training is None else _training_specs(training)
+    if serving is not None:
+        out += [(f"Tornado: serving cost per month of {serving} at -/+ the step (widest swing on top)",
+                 "USD per month change", USD_LABEL, [d for d, _ in MONTH_DRIVERS], "srv_sens_{d}_dmonth_low_usd",
+                 "srv_sens_{d}_dmonth_high_usd", "srv_sens_{d}_swing_month_usd", LABELS_EITHER_SIDE),
+                (f"Tornado: serving cost per 1M output tokens of {serving} at -/+ the step", "USD per 1M output "
+                 "tokens change", PER_1M_LABEL, [d for d, _ in PER_1M_DRIVERS], "srv_sens_{d}_d1M_low_usd",
+                 "srv_sens_{d}_d1M_high_usd", "srv_sens_{d}_swing_1M_usd", LABELS_EITHER_SIDE)]
+    return out
+
+
+def columns(purpose: str, serving_plan: int | None = None, plan_trains: bool | None = None) -> tuple:
+    """(training column, serving column) the tornados chart, None for none: without a plan, the first column by
+    its *purpose* (training, serving or both); in a plan workbook the recommended training column (the first)
+    when the plan trains, and the recommended serving column *serving_plan* when it has one."""
+    if plan_trains is None:
+        return (0 if purpose != "serving" else None), (0 if purpose != "training" else None)
+    return (0 if plan_trains else None), serving_plan
+
+
+def _training_specs(first_name: str) -> list[tuple]:
+    return [(f"Tornado: cost change of {first_name} at -/+ the step (widest swing on top)", "USD change",
               USD_LABEL, [d for d, _ in DRIVERS], "sens_{d}_dcost_low_usd", "sens_{d}_dcost_high_usd",
               "sens_{d}_swing_usd", LABELS_EITHER_SIDE),
              (f"Tornado: training days of {first_name} at -/+ the step", "training days", "#,##0.0",
               DAY_DRIVERS, "sens_{d}_days_low", "sens_{d}_days_high", "sens_{d}_swing_days", LABELS_OVERLAID)]
+
+
+def add_tornado(w: Writer, names: list[str], cols: tuple[int | None, int | None]) -> None:
+    """Insert the tornado charts of the (training, serving) columns *cols* (columns.) below the Sensitivity rows."""
+    lay = w.book.layout
+    train, serve = cols
+    n_train = 0 if train is None else 2
     breaks = []
-    for spec in specs:
-        chart, height = _chart(w, *spec)
+    for k, spec in enumerate(specs(None if train is None else names[train], None if serve is None else names[serve])):
+        chart, height = _chart(w, *spec, col=train if k < n_train else serve)
         anchor = lay.next_row.get(SHEET, 5) + 2
         w.ws[SHEET].insert_chart(anchor, 0, chart, {"x_offset": 4, "y_offset": 4})
         breaks.append(anchor)
