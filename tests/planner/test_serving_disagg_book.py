@@ -38,6 +38,8 @@ def test_recommendation_reads_the_pools_live_and_twice_the_load_takes_larger_poo
     assert v("GPUs (both pools)") == rec["num_gpus"] == 1520
     assert v("Decode batch per attention-DP rank at the TPOT target") == rec["decode_batch_per_rank"]
     assert v("TTFT (prefill pool)") == pytest.approx(rec["ttft_ms"], rel=1e-9)
+    assert (v("Prefill step (the prompts of one chunk)") + v("Prefill queue: mean wait before a prompt's step")) * 1e3 \
+        == pytest.approx(rec["ttft_ms"], rel=1e-9)
     assert v("TPOT (decode pool)") == pytest.approx(rec["tpot_ms"], rel=1e-9)
     assert v("Output tokens/s served") == pytest.approx(rec["tokens_per_s"], rel=1e-9)
     assert v("Serving cost per 1M output tokens") == pytest.approx(rec["usd_per_1M_tokens"], rel=1e-9)

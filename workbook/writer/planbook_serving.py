@@ -45,6 +45,8 @@ DISAGG_ROWS = SERVING_ROWS[:2] + [
     ("Prefill instances", "srv_dis_pf_instances", "instances"),
     ("Prefill pool GPUs", "srv_dis_pf_gpus", "GPUs"),
     ("Prefill pool busy share", "srv_dis_pf_busy_frac", "fraction"),
+    ("Prefill queue: mean wait before a prompt's step", "srv_dis_pf_wait_s", "s"),
+    ("Prefill step (the prompts of one chunk)", "srv_dispf_prefill_s", "s"),
     ("Decode instances", "srv_dis_dec_instances", "instances"),
     ("Decode pool GPUs", "srv_dis_dec_gpus", "GPUs"),
     ("Decode batch per attention-DP rank at the TPOT target", "srv_dis_batch", "sequences"),
