@@ -64,6 +64,7 @@ UNITS: dict[str, str] = {
     "USD/GPU-h": "US dollars per GPU-hour",
     "USD/h": "US dollars per hour",
     "USD/day": "US dollars per day",
+    "USD/month": "US dollars per month (730 hours)",
     "USD/year": "US dollars per year",
     "USD/1M tokens": "US dollars per million tokens",
     "USD/request": "US dollars per request",

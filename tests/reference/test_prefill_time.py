@@ -216,3 +216,27 @@ def test_exposed_alltoall_is_between_the_sm_share_and_the_whole_exchange(c, g, o
     e = pt.exposed_alltoall_s(alltoall_s=c, gpu_s=g, overlap_frac=o, sm_frac=f)
     assert f * c - 1e-12 <= e <= c + 1e-12
     assert pt.exposed_alltoall_s(alltoall_s=c, gpu_s=g, overlap_frac=o, sm_frac=min(1.0, f + df)) >= e - 1e-12
+
+
+def test_moe_dispatch_layout_bytes_count_the_routed_rows_and_the_received_tokens():
+    # DeepSeek-V3 at EP 32: k = 8 rows of 6 d + 8 w_e bytes, plus 3 d per receiving GPU, EP (1 - (1 - 1/EP)^k)
+    s = sv.DSV3
+    reach = 32 * (1 - (1 - 1 / 32) ** 8)
+    per_layer = 8 * (6 * 7168 + 8 * 2048) + 3 * 7168 * reach
+    assert pt.moe_layout_bytes_per_token(s, ep=32) == pytest.approx(s.moe_layers * per_layer, rel=1e-12)
+    assert pt.moe_layout_bytes_per_token(s, ep=1) == 0  # the fused MoE kernel gathers its rows itself
+    assert pt.moe_layout_bytes_per_token(sv.LLAMA70, ep=8) == 0  # dense
+    assert pt.moe_layout_bytes_per_token(s, ep=256) > pt.moe_layout_bytes_per_token(s, ep=32)  # more receivers
+
+
+def test_moe_dispatch_layout_streams_in_the_prefill_chunk():
+    ds = sv.ENGINES.profile("deepseek-v3-infer")
+    kw = dict(prompt_tokens=4096, batch=4, hw=sv.H800, engine=ds, tp=1, ep=32, weight_precision="fp8", ep_nodes=4,
+              ep_overlap_frac=1.0, chunk_tokens=16384)
+    with_layout = pt.prefill_time(sv.DSV3, **kw)
+    bytes_ = 16384 * pt.moe_layout_bytes_per_token(sv.DSV3, ep=32)
+    bw = sv.H800["hbm_bw_GBps"] * 1e9 * sv.H800["hbm_efficiency"]
+    single = pt.prefill_time(sv.DSV3, **{**kw, "ep": 1, "ep_nodes": 1})
+    assert with_layout["chunks"] == 1
+    # at EP 1 no layout term; at EP 32 the small-op time carries it whole (16,384 tokens x 37 MB / 3.0 TB/s)
+    assert with_layout["small_kernels_s"] - bytes_ / bw == pytest.approx(single["small_kernels_s"], rel=1e-9)

@@ -24,7 +24,7 @@ SAME_INPUTS = {
 }
 #: the points outside their target today (docs/serving.md; the reference table's strict xfails)
 NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "tpot-sglang-rps8", "offline-vllm", "offline-sglang",
-               "disagg-prefill-node", "profile-prefill-node",
+               "disagg-prefill-node",
                "tpot-vllm-8b-rps8", "tpot-sglang-8b-rps8", "offline-vllm-8b", "offline-sglang-8b"}
 
 

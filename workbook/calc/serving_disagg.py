@@ -73,6 +73,8 @@ QUANTITIES = [
     Q("srv_dis_pf_remote_nodes", "nodes", "Prefill pool all-to-all: remote nodes one token reaches", _S),
     Q("srv_dis_pf_other_gpus", "GPUs", "Prefill pool all-to-all: other GPUs one token reaches", _S),
     Q("srv_dis_pf_ep_s_per_token", "s", "Prefill pool all-to-all time per token, all MoE layers", _S),
+    Q("srv_dis_pf_moe_layout_B_per_token", "B/token", "Prefill pool MoE dispatch layout: HBM bytes per prompt token, "
+      "all MoE layers", _S),
     Q("srv_dis_new_tokens", "tokens", "Prompt tokens computed per request (not in the prefix cache)", _S),
     Q("srv_dis_cached_tokens", "tokens", "Prompt tokens found in the prefix cache per request", _S),
     *prefill_quantities("srv_dispf", "(prefill pool) of the prompts of one chunk"),
@@ -168,7 +170,7 @@ def compute(ctx: Context) -> dict[str, float]:
                         ep=ep_p)
     slots = (shape.n_experts + inf.redundant_experts) / ep_p if ep_p > 1 else float(shape.n_experts)
     from workbook.reference.decode_time import ACT_PASSES_D, ACT_PASSES_FFN
-    from workbook.reference.prefill_time import linear_FLOPs_per_token
+    from workbook.reference.prefill_time import linear_FLOPs_per_token, moe_layout_bytes_per_token
     from workbook.reference.serving_shape import linear_bytes_per_param
 
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep_p > 1 else tp)
@@ -196,6 +198,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_dis_pf_FLOP_per_token": linear_FLOPs_per_token(shape, tp=tp, ep=ep_p),
         "srv_dis_pf_act_B_per_token": shape.layers * (ACT_PASSES_D * shape.d_model + ACT_PASSES_FFN * ffn_local) * 2.0,
         **_pool_alltoall(ctx, shape, eng, ep_p),
+        "srv_dis_pf_moe_layout_B_per_token": moe_layout_bytes_per_token(shape, ep=ep_p),
         "srv_dis_new_tokens": new,
         "srv_dis_cached_tokens": cached,
         **pf,

@@ -84,6 +84,8 @@ QUANTITIES = [
     Q("srv_pf_ep_s_per_token", "s", "Prefill EP all-to-all time per token, all MoE layers (the slower of RDMA and NVLink)", _S),
     Q("srv_pf_comm_sm_frac", "fraction", "Prefill EP all-to-all: share of the GPU's SMs its kernels hold while they "
       "overlap GPU work (engine SMs / GPU SMs, at most 1)", _S),
+    Q("srv_pf_moe_layout_B_per_token", "B/token", "Prefill MoE dispatch layout: HBM bytes per prompt token, all MoE "
+      "layers (EP > 1: routed rows scattered, gathered, GEMM outputs)", _S),
     Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
     Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
@@ -117,6 +119,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_pf_ep_other_gpus": a2a["other_gpus"],
         "srv_pf_ep_s_per_token": a2a["s_per_token"],
         "srv_pf_comm_sm_frac": a2a["comm_sm_frac"],
+        "srv_pf_moe_layout_B_per_token": pt.moe_layout_bytes_per_token(shape, ep=inf.ep),
         "srv_marginal_prefill_s_per_token": pt.marginal_prefill_s_per_token(
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
             weight_precision=inf.weight_precision, ep_nodes=ep_nodes(ctx),

@@ -8,6 +8,7 @@ on one GPU of the TP group,
     t_chunk = ridge( W_read/(BW·e_hbm), F_lin(T_c)/(peak_c·e_gemm) )          weights, linear FLOPs
             + F_attn(chunk)/(peak·e_attn)                                       causal attention
             + L·n_ar·t_AR(T_c·d·b_act)  +  L·k_small·max(t_small, bytes/BW)     TP all-reduces, small ops
+            + T_c·B_layout/BW                                                  MoE dispatch layout (EP > 1)
     with a CPU floor L·k_all·t_eager when the engine launches prefill eagerly (t = max(GPU, CPU)).
 
 F_lin = 2·T_c·(P_active linear per token)/TP (MoE: k routed experts per token; the LM head only for
@@ -89,6 +90,17 @@ from workbook.units import GB, TERA
 #: element passes per token per layer of the small prefill ops (norms, residuals, RoPE, activation)
 PREFILL_ELEM_PASSES_D = 10.0
 PREFILL_ELEM_PASSES_FFN = 3.0
+#: MoE dispatch layout of DeepEP's normal path (SGLang ``DeepEPMoE.forward_deepgemm_contiguous``), bytes per
+#: routed row (k rows a token): ep_scatter writes the row in FP8 and grouped GEMM 1 reads it (1 + 1 B per
+#: hidden element), GEMM 2 writes it in BF16 and ep_gather reads it (2 + 2 B) ...
+MOE_ROW_B_PER_D = 6.0
+#: ... and per expert-width element beyond the FFN passes already counted (PREFILL_ELEM_PASSES_FFN x 2 B):
+#: GEMM 1's gate-up output written and read in BF16 (2 x 2 x 2 B), SiLU-and-mul's output written and the FP8
+#: quantiser's read (2 + 2 B), the FP8 row written and read by GEMM 2 (1 + 1 B): 14 B, less the 6 B counted
+MOE_ROW_B_PER_FFN = 8.0
+#: bytes per hidden element per received token: ep_scatter reads it (FP8, 1 B), ep_gather writes the
+#: weighted sum (BF16, 2 B)
+MOE_RECV_B_PER_D = 3.0
 
 
 
@@ -112,6 +124,20 @@ def prefill_alltoall(shape: ModelShape, *, hw: dict, engine: Any, ep: int = 1, e
     return {"fixed_s": shape.moe_layers * 2.0 * alpha, "s_per_token": shape.moe_layers * per_layer,
             "remote_nodes": nodes, "other_gpus": gpus, "alpha_s": alpha,
             "comm_sm_frac": comm_sm_frac(hw=hw, engine=engine)}
+
+
+def moe_layout_bytes_per_token(shape: ModelShape, *, ep: int = 1) -> float:
+    """HBM bytes per prompt token, all MoE layers, of the dispatch layout an EP prefill adds around the
+    grouped GEMMs: k·(6·d + 8·w_e) per token for its routed rows, plus 3·d for each GPU that receives it,
+    EP·(1 − (1 − 1/EP)^k) (its own among them). 0 for dense models and EP 1, where the fused MoE kernel
+    gathers the rows itself."""
+    _pos(ep=ep)
+    if not shape.moe or ep <= 1:
+        return 0.0
+    k, d = shape.top_k, shape.d_model
+    reach = ep * (1.0 - (1.0 - 1.0 / ep) ** k)
+    return shape.moe_layers * (k * (MOE_ROW_B_PER_D * d + MOE_ROW_B_PER_FFN * shape.expert_ffn_width)
+                               + MOE_RECV_B_PER_D * d * reach)
 
 
 def comm_sm_frac(*, hw: dict, engine: Any) -> float:
@@ -231,6 +257,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if ep > 1 else tp)
     kernels = L * (GEMMS_PER_LAYER[kind] + SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
     head = f_head / n_chunks
+    layout_B = moe_layout_bytes_per_token(shape, ep=ep)
 
     def chunk(tc: float) -> dict[str, float]:
         """One chunk of ``tc`` tokens: its terms (all full chunks are alike, so each is computed once)."""
@@ -241,7 +268,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         comp = (f_tok * tc + head + f_up * tc / T) / peak_lin
         ar = L * n_ar * allreduce_time_s(message_bytes=tc * shape.d_model * act_bytes, tp=tp, hw=hw, engine=engine)
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
-        small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem)
+        small = max(L * SMALL_KERNELS_PER_LAYER[kind] * engine.small_kernel_us * 1e-6, L * elem) + tc * layout_B / bw
         lin = gemm_time_s(memory_s=mem, compute_s=comp, ridge_p=ridge_p)
         gpu = lin + t_attn * tc / T + ar + small + kernels * engine.graph_launch_us * 1e-6
         cpu = 0.0 if engine.prefill_cuda_graphs else kernels * engine.eager_launch_us * 1e-6

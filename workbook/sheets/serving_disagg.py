@@ -5,7 +5,7 @@ closed form (one row block per refinement), the decode and prefill pools sized f
 from __future__ import annotations
 
 from workbook.calc.serving_disagg import REFINEMENTS
-from workbook.sheets.serving_prefill import alltoall_items, prefill_items
+from workbook.sheets.serving_prefill import alltoall_items, moe_layout_formula, prefill_items
 from workbook.sheets.serving_step import decode_items
 
 _CTX = "decode_context_tokens"
@@ -19,7 +19,8 @@ _L, _K, _X, _BL = "{srv_dis_pf_load_instances}", "{srv_dis_pf_queue_prompts}", "
 #: the prefill pool's rows that depend on EP (the decode block's at the serving EP -> the pool's)
 _PF_ROWS = {"srv_w_routed_B": "srv_dis_pf_routed_B", "srv_expert_tokens_factor": "srv_dis_pf_ep",
             "srv_prefill_FLOP_per_token": "srv_dis_pf_FLOP_per_token", "srv_act_B_per_token": "srv_dis_pf_act_B_per_token",
-            "srv_ep_fixed_s": "srv_dis_pf_ep_fixed_s", "srv_pf_ep_s_per_token": "srv_dis_pf_ep_s_per_token"}
+            "srv_ep_fixed_s": "srv_dis_pf_ep_fixed_s", "srv_pf_ep_s_per_token": "srv_dis_pf_ep_s_per_token",
+            "srv_pf_moe_layout_B_per_token": "srv_dis_pf_moe_layout_B_per_token"}
 
 
 def _refinement(r: int) -> dict[str, str]:
@@ -79,6 +80,7 @@ ITEMS = {
     "srv_dis_pf_ep_fixed_s": "={srv_dis_pf_ep_flag}*{moe_layers}*c_two*{srv_dis_pf_alpha_s}",
     **alltoall_items("srv_dis_pf_remote_nodes", "srv_dis_pf_other_gpus", "srv_dis_pf_ep_s_per_token",
                      flag="{srv_dis_pf_ep_flag}", nodes="{srv_dis_pf_nodes}", ep=_EPP),
+    "srv_dis_pf_moe_layout_B_per_token": moe_layout_formula("{srv_dis_pf_ep_flag}", _EPP),
     "srv_dis_new_tokens": "={inference.prompt_tokens}*(1-{inference.cache_hit_frac})",
     "srv_dis_cached_tokens": "={inference.prompt_tokens}*{inference.cache_hit_frac}",
     **prefill_items("srv_dispf", "=MAX(1,INT({srv_eng_prefill_chunk_tokens}/{srv_dis_new_tokens}))",

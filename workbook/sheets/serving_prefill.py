@@ -4,10 +4,28 @@ workbook/calc/serving_prefill.py). :func:`prefill_items` writes the rows of one 
 
 from __future__ import annotations
 
+from workbook.reference import prefill_time as pt
 from workbook.sheets.serving_step import distinct_share, ridge
 
 _TP = "{inference.tp}"
 _S = "{inference.prompt_tokens}"
+
+CONSTANTS = [
+    ("srv_moe_row_B_per_d", pt.MOE_ROW_B_PER_D, "B", "MoE dispatch layout: bytes per routed row per d_model element "
+     "(scatter write, GEMM 1 read in FP8; GEMM 2 write, gather read in BF16)", "SGLang DeepEPMoE.forward_deepgemm_contiguous"),
+    ("srv_moe_row_B_per_ffn", pt.MOE_ROW_B_PER_FFN, "B", "MoE dispatch layout: bytes per routed row per expert-width "
+     "element beyond the FFN passes counted", "SGLang DeepEPMoE.forward_deepgemm_contiguous"),
+    ("srv_moe_recv_B_per_d", pt.MOE_RECV_B_PER_D, "B", "MoE dispatch layout: bytes per received token per d_model "
+     "element (scatter read in FP8, gather write in BF16)", "SGLang DeepEPMoE.forward_deepgemm_contiguous"),
+]
+
+
+def moe_layout_formula(flag: str, ep: str) -> str:
+    """Bytes per prompt token, all MoE layers, of the EP prefill's dispatch layout
+    (prefill_time.moe_layout_bytes_per_token) at the EP flag and EP given as row references."""
+    return (f"={flag}*{{moe_layers}}*({{model_top_k}}*(c_srv_moe_row_B_per_d*{{model_d_model}}"
+            f"+c_srv_moe_row_B_per_ffn*{{model_expert_d_ff}})+c_srv_moe_recv_B_per_d*{{model_d_model}}*{ep}"
+            f"*(1-(1-1/{ep})^{{model_top_k}}))")
 
 
 def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
@@ -25,7 +43,8 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
         f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_{part}_gpu_s": f"={{{p}_{part}_lin_s}}+{{{p}_attn_s}}*{tc}/{{{p}_tokens}}+{{{p}_{part}_ar_s}}"
-        f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})+{{srv_prefill_launch_s}}",
+        f"+MAX({{srv_prefill_small_floor_s}},{tc}*{{srv_act_B_per_token}}/{{st_hbm_Bps}})"
+        f"+{tc}*{{srv_pf_moe_layout_B_per_token}}/{{st_hbm_Bps}}+{{srv_prefill_launch_s}}",
         f"{p}_{part}_s": f"=MAX({{{p}_{part}_gpu_s}},{{srv_prefill_cpu_s}})+MAX({a2a}-{{srv_ep_overlap_frac}}"
         f"*{{{p}_{part}_gpu_s}},{{srv_pf_comm_sm_frac}}*{a2a})",
     }
@@ -84,6 +103,7 @@ ITEMS = {
     **alltoall_items("srv_pf_ep_remote_nodes", "srv_pf_ep_other_gpus", "srv_pf_ep_s_per_token", flag="{srv_ep_flag}",
                      nodes="{srv_ep_nodes}", ep="{inference.ep}"),
     "srv_pf_comm_sm_frac": "=MIN(1,{srv_eng_prefill_comm_sms}/{gpu_sm_count})",
+    "srv_pf_moe_layout_B_per_token": moe_layout_formula("{srv_ep_flag}", "{inference.ep}"),
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
     "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+MAX(1-{srv_ep_overlap_frac},{srv_pf_comm_sm_frac})*{srv_pf_ep_s_per_token}",
