@@ -77,6 +77,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "USD/server": _WHOLE_DOLLARS,
     "USD/switch": _WHOLE_DOLLARS,
     "USD/day": _WHOLE_DOLLARS,
+    "USD/month": _WHOLE_DOLLARS,
     "USD/year": _WHOLE_DOLLARS,
     "USD/GPU-h": _MONEY_RATE,
     "USD/h": _MONEY_RATE,
