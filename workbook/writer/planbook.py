@@ -263,7 +263,8 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
 _BREAKDOWN = [
     ("One-off (buy)", [("Servers for the GPUs procured", "tco_server_capex_usd", "USD"),
                        ("Capex per GPU (server price / GPUs per server)", "capex_per_gpu_usd", "USD/GPU"),
-                       ("Server capex in use", "cost_server_capex_usd", "USD"),
+                       ("Server price (one server of the GPU: the scenario's, else the default)",
+                        "cost_server_capex_usd", "USD/server"),
                        ("Network: NIC ports (nodes x NICs per node)", "tco_nic_ports", "count"),
                        ("Network: ports per switch", "tco_switch_ports", "count"),
                        ("Network: switches", "tco_switches", "count"),
