@@ -81,6 +81,11 @@ def test_busy_limit_meets_the_target_exactly(K, target):
     assert model_ttft_s(prompts_per_step=K, busy_frac=limit) == pytest.approx(target, rel=1e-12)
 
 
+def test_ttft_slack_is_the_wait_the_target_leaves_per_step():
+    assert sd.ttft_slack(step_s=2.0, ttft_target_s=3.0) == 0.5
+    assert sd.ttft_slack(step_s=2.0, ttft_target_s=1.0) == 0 == sd.ttft_slack(step_s=2.0, ttft_target_s=None)
+
+
 def test_busy_limit_without_a_reachable_target_is_stability():
     assert sd.busy_limit(step_s=1.0, prompts_per_step=8, ttft_target_s=None) == 1.0
     assert sd.busy_limit(step_s=1.0, prompts_per_step=8, ttft_target_s=0.9) == 1.0  # the step alone misses

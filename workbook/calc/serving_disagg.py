@@ -208,7 +208,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_dis_pf_load_instances": res["prefill_load_instances"],
         "srv_dis_pf_queue_prompts": res["prefill_queue_prompts_per_step"],
         "srv_dis_ttft_target_s": 0.0 if ttft_target is None else ttft_target,
-        "srv_dis_pf_ttft_slack": 0.0 if ttft_target is None else max(0.0, ttft_target / res["prefill_s"] - 1.0),
+        "srv_dis_pf_ttft_slack": res["prefill_ttft_slack"],
         "srv_dis_pf_busy_limit": res["prefill_busy_limit"],
         "srv_dis_pf_instances": res["prefill_instances"],
         "srv_dis_pf_gpus": res["prefill_gpus"],

@@ -86,7 +86,7 @@ class Prefill:
                                   ep=lay.ep, redundant_experts=g.kw["redundant_experts"],
                                   weight_precision=g.kw["weight_precision"], ep_overlap_frac=g.kw["ep_overlap_frac"])
         ttft = pf["prefill_s"] * MS_PER_S
-        if ttft >= sv.ttft_ms:
+        if sd.ttft_slack(step_s=pf["prefill_s"], ttft_target_s=sv.ttft_ms / MS_PER_S) <= 0:
             return _reject(lay.gpu, label, "serving_ttft_target", ttft, sv.ttft_ms, "ms",
                            "prefill pool: one prefill step, before any queue (the pool is sized so that the step "
                            "plus the queue's wait meets the target)", ttft_ms=ttft, tpot_ms=0.0)

@@ -32,10 +32,11 @@ from workbook.planner.search import Rejection
 from workbook.reference import engine_memory as em
 from workbook.reference import infer_cost as ic
 from workbook.reference import serving_load as sl
+from workbook.reference.tco import MONTHS_PER_YEAR
 from workbook.units import HOURS_PER_YEAR, MS_PER_S
 
 TP_CHOICES = (1, 2, 4, 8)
-HOURS_PER_MONTH = HOURS_PER_YEAR / 12
+HOURS_PER_MONTH = HOURS_PER_YEAR / MONTHS_PER_YEAR
 #: a load within this relative distance of k groups' capacity takes k groups (binary noise)
 RATE_EPS = 1e-9
 #: bisection steps of the per-group rate that holds a given concurrency

@@ -26,12 +26,12 @@ MEASURED_SPECULATIVE_SPEEDUP_17_115 = {"68M-7B-chat": 2.1, "160M-13B-code": 1.9,
 #: default paged-attention block size (tokens) and chunk size (tokens) (spec F7, F9)
 DEFAULT_BLOCK_TOKENS = 16
 DEFAULT_CHUNK_TOKENS = 512
-_FLOOR_EPS = 1e-9
+FLOOR_EPS = 1e-9
 
 
 def _floor(x: float) -> int:
     """Floor robust to binary noise just below an integer."""
-    return int(math.floor(x + _FLOOR_EPS))
+    return int(math.floor(x + FLOOR_EPS))
 
 
 def _pos(**values: float) -> None:
@@ -95,7 +95,7 @@ def continuous_batching_gain_x(*, static_utilisation_frac: float, cb_utilisation
 def blocks_needed(*, tokens: float, block_tokens: int = DEFAULT_BLOCK_TOKENS) -> int:
     """Blocks = ceil(tokens/b) (spec F7)."""
     _pos(block_tokens=block_tokens)
-    return int(math.ceil(tokens / block_tokens - _FLOOR_EPS))
+    return int(math.ceil(tokens / block_tokens - FLOOR_EPS))
 
 
 def block_bytes(*, kv_bytes_per_token: float, block_tokens: int = DEFAULT_BLOCK_TOKENS) -> float:

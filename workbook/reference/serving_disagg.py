@@ -49,11 +49,10 @@ from workbook.reference.args import positive as _pos
 from workbook.reference.attention_dp import attention_dp_degree, group_gpus, group_nodes
 from workbook.reference.decode_time import decode_step
 from workbook.reference.prefill_time import prefill_time
+from workbook.reference.serving import FLOOR_EPS
 from workbook.reference.serving_shape import ModelShape
 
 DEFAULT_REFINEMENTS = 4
-#: tolerance before a count of instances is rounded (the sheets' c_srv_floor_eps)
-_EPS = 1e-9
 
 
 def prefill_wait_s(*, step_s: float, busy_frac: float, prompts_per_step: float) -> float:
@@ -66,13 +65,18 @@ def prefill_wait_s(*, step_s: float, busy_frac: float, prompts_per_step: float) 
     return busy_frac * step_s / (2.0 * prompts_per_step * (1.0 - busy_frac))
 
 
+def ttft_slack(*, step_s: float, ttft_target_s: float | None) -> float:
+    """x = T'/T − 1, the wait the TTFT target leaves per step of prefill; 0 without a target or when the step
+    alone reaches it."""
+    _pos(step_s=step_s)
+    return 0.0 if ttft_target_s is None else max(0.0, ttft_target_s / step_s - 1.0)
+
+
 def busy_limit(*, step_s: float, prompts_per_step: float, ttft_target_s: float | None) -> float:
-    """Largest busy share whose TTFT (step + wait) meets the target: 2Kx/(1 + 2Kx), x = T'/T − 1; 1 (no
+    """Largest busy share whose TTFT (step + wait) meets the target: 2Kx/(1 + 2Kx), x = ttft_slack; 1 (no
     bound but stability) without a target or when the step alone misses it."""
     _pos(step_s=step_s, prompts_per_step=prompts_per_step)
-    if ttft_target_s is None:
-        return 1.0
-    x = ttft_target_s / step_s - 1.0
+    x = ttft_slack(step_s=step_s, ttft_target_s=ttft_target_s)
     if x <= 0:
         return 1.0
     y = 2.0 * prompts_per_step * x
@@ -84,10 +88,10 @@ def prefill_instances(*, load_instances: float, busy_limit_frac: float) -> int:
     share stays within the limit (ceil(L / rho_max)); at least 1."""
     _nonneg(load_instances=load_instances)
     _pos(busy_limit_frac=busy_limit_frac)
-    stable = math.floor(load_instances + _EPS) + 1
+    stable = math.floor(load_instances + FLOOR_EPS) + 1
     if busy_limit_frac >= 1.0:
         return max(1, stable)
-    return max(1, stable, math.ceil(load_instances / busy_limit_frac - _EPS))
+    return max(1, stable, math.ceil(load_instances / busy_limit_frac - FLOOR_EPS))
 
 
 def prefill_split(*, prompt_tokens: float, cache_hit_frac: float) -> tuple[float, float]:
@@ -142,7 +146,7 @@ def whole_batch(shape: ModelShape, *, batch: float, tpot_target_s: float, hw: di
                 context_tokens: float, **kw: Any) -> float:
     """Whole requests from the closed-form batch: floor(b), one fewer when that still misses the target
     (the line can overshoot a concave step by a fraction of a request); 0 when one request misses."""
-    b = max(1.0, math.floor(batch + 1e-9))
+    b = max(1.0, math.floor(batch + FLOOR_EPS))
     t = decode_step(shape, batch=b, context_tokens=context_tokens, hw=hw, engine=engine, **kw)["tpot_s"]
     return b - float(t > tpot_target_s)
 
@@ -208,6 +212,7 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
         "prefill_gpus": float(n_p * g_p),
         "prefill_load_instances": load_p,
         "prefill_queue_prompts_per_step": K,
+        "prefill_ttft_slack": ttft_slack(step_s=pf["prefill_s"], ttft_target_s=ttft_target_s),
         "prefill_busy_limit": limit,
         "prefill_busy_frac": busy,
         "prefill_wait_s": wait,

@@ -19,10 +19,9 @@ output tokens U = N x price / (tokens/s served x utilisation x 3600) x 1e6 (17.8
 
 from __future__ import annotations
 
+from workbook.reference.tco import MONTHS_PER_YEAR
 from workbook.reference.training import ceil_count
 from workbook.units import HOURS_PER_YEAR
-
-MONTHS_PER_YEAR = 12.0
 
 
 def monthly_cost_usd(*, hourly_cost_usd: float) -> float:
