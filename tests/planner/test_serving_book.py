@@ -112,7 +112,7 @@ def test_cost_breakdown_of_a_serving_plan_leaves_the_training_run_out(planned):
     training_labels = {label for _, block in breakdown_blocks(True) for label, name, _ in block if name in _TRAINING_RUN}
     assert len(training_labels) == 9 and not training_labels & set(rows)
     formula, cached = rows["Serving fleet rented, per hour"]
-    assert formula.startswith("=Cost!")
+    assert formula.startswith('=IF(MIN(1,Checks!') and ',"input error",Cost!' in formula  # a live link to Cost
     assert cached * HOURS_PER_MONTH == pytest.approx(data["serving"]["recommended"]["usd_per_month"], rel=1e-9)
     assert "Power (buy)" in _sheet_texts(xlsx) and "Recurring over the run (buy)" not in _sheet_texts(xlsx)
     assert "TCO over the horizon (capex + opex x years)" in rows
@@ -168,7 +168,7 @@ def test_a_serving_plans_storage_is_the_weights_it_serves(planned):
     xlsx, data = planned
     rows = _breakdown(xlsx)
     formula, tb = rows["Storage kept (the model weights served, one copy)"]
-    assert formula.startswith("=TCO!") and tb == pytest.approx(0.141107412992, rel=1e-12)
+    assert ',"input error",TCO!' in formula and tb == pytest.approx(0.141107412992, rel=1e-12)
     assert data["tco"]["tco_storage_TB"] == tb and data["tco"]["tco_storage_per_year_usd"] < 100
     assert rows["Storage"][1] == pytest.approx(tb * 30 * 12, rel=1e-12)  # $30 per TB-month by default
 
@@ -197,3 +197,27 @@ def test_gpu_price_x2_doubles_the_serving_sensitivity_live(planned, tmp_path):
     assert one.get("Sensitivity", "srv_sens_month_usd", 0) == pytest.approx(
         data["serving"]["recommended"]["usd_per_month"], rel=1e-9)
     assert two.get("Sensitivity", "srv_sens_replicas_high", 0) == one.get("Sensitivity", "srv_sens_replicas_high", 0)
+
+
+def test_a_blank_input_reads_input_error_on_the_plan_sheets_never_an_error_value(planned, tmp_path):
+    # finance blanks the prompt length of the recommended column: the Recommendation's and Cost Breakdown's
+    # figures read "input error" (TTFT under the load would be #DIV/0!), the inputs shown stay as typed
+    import shutil
+
+    from tests.writer.edits import EditBook
+    from workbook.engines import recalculate_many
+    from workbook.writer.summary import INPUT_ERROR_TEXT
+
+    xlsx, data = planned
+    edited = tmp_path / "blank.xlsx"
+    shutil.copyfile(xlsx, edited)
+    b = EditBook(edited)
+    b.plan("inference.prompt_tokens", 0, None)
+    b.save()
+    values = recalculate_many([edited], "libreoffice")[edited]
+    plan_sheets = ("Recommendation", "Cost Breakdown", "Assumptions")
+    shown = {k: v for k, v in values.items() if k[0] in plan_sheets}
+    assert not [k for k, v in shown.items() if isinstance(v, str) and v.startswith("#")]
+    rec = {k: v for k, v in shown.items() if k[0] == "Recommendation"}
+    assert sum(v == INPUT_ERROR_TEXT for v in rec.values()) >= 10
+    assert "h800" in rec.values() and 2000 in rec.values()  # the GPU and the TTFT target: inputs, as typed

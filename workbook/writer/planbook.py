@@ -39,10 +39,17 @@ def _ref(w: Writer, name: str, i: int = 0) -> str:
 
 def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[dict], i: int = 0,
           unit: str = "", cached: Any = None) -> None:
+    """A link to row *name* of scenario column *i*. A calculated figure reads "input error" while an input of the
+    column is in error (as on the Summary): a blank input would otherwise show an error value or a plausible 0.
+    Links to the Plan inputs themselves stay plain."""
+    from workbook.writer.summary import INPUT_ERROR_TEXT
+
     value = results[i].get(name) if cached is None else cached
     fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
-    w.formula(sheet, row, col, "=" + _ref(w, name, i), value if value is not None else "", "link", key=name,
-              num_format=fmt)
+    ref = _ref(w, name, i)
+    formula = "=" + ref if w.book.layout.rows[name][0] == "Plan" else \
+        f'=IF(MIN(1,{_ref(w, "input_errors_count", i)})=1,"{INPUT_ERROR_TEXT}",{ref})'
+    w.formula(sheet, row, col, formula, value if value is not None else "", "link", key=name, num_format=fmt)
 
 
 def _header(w: Writer, sheet: str, heads: tuple[str, ...], widths: tuple[int, ...]) -> None:
