@@ -83,6 +83,7 @@ UNITS: dict[str, str] = {
     "count": "a number of things (parameters, heads, widths, items)",
     "tokens": "tokens",
     "sequences": "sequences (requests in a batch)",
+    "requests": "requests (of a run or a queue)",
     "replicas": "serving replicas",
     "instances": "serving instances (groups of GPUs that serve together)",
     "params": "parameters (a count)",

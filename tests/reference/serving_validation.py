@@ -47,6 +47,7 @@ from workbook.reference import decode_time as dt
 from workbook.reference import engine_memory as em
 from workbook.reference import prefill_time as pt
 from workbook.reference import serving_load as sl
+from workbook.reference import serving_offline_run as so
 from workbook.reference.serving_shape import model_shape
 
 CATALOG = load_catalog()
@@ -56,6 +57,8 @@ EFF = load_efficiency(gpu_ids=CATALOG.gpus)
 #: ShareGPT request mix of the sglang benchmark_vllm_060 runs (module docstring)
 SHAREGPT_PROMPT = 224.0
 SHAREGPT_OUTPUT = 194.4
+#: prompts of the offline runs (--num-prompts 5000), all queued at once and timed to the last token
+OFFLINE_REQUESTS = 5000
 #: LambdaLabs prompt_10 run (first 10 ShareGPT prompts, seed 0): input and output lengths
 LAMBDA10_INPUT = [13, 25, 27, 10, 329, 29, 399, 328, 4, 205]
 LAMBDA10_OUTPUT = [120, 661, 233, 194, 101, 741, 0, 0, 6, 35]
@@ -168,9 +171,9 @@ def points() -> tuple[dict, ...]:
             out.append(_pt(f"tpot-{label}-rps{rps}", f"median TPOT at {rps} req/s (batch {st['batch']:.0f})", "ms",
                            value, st["tpot_s"] * 1e3, 0.25, "sglang benchmark_vllm_060 README", bk * 1e3))
     for eng, kv, label, value in ((v06, kv06, "vllm-0.6.0", 3700.64), (sg3, kv03_offline, "sglang-0.3.0", 3856.01)):
-        off = sl.offline_throughput(LLAMA70, hw=H100, engine=eng, prompt_tokens=SHAREGPT_PROMPT,
-                                    output_tokens=SHAREGPT_OUTPUT, tp=4, kv_tokens=kv)
-        out.append(_pt(f"offline-{label}", f"output tok/s, 5000 prompts at rate inf (batch {off['batch']:.0f})",
+        off = so.offline_run(LLAMA70, hw=H100, engine=eng, prompt_tokens=SHAREGPT_PROMPT,
+                             output_tokens=SHAREGPT_OUTPUT, requests=OFFLINE_REQUESTS, tp=4, kv_tokens=kv)
+        out.append(_pt(f"offline-{label}", f"output tok/s, 5000 prompts at rate inf to the last (batch {off['batch']:.0f})",
                        "tokens/s", value, off["throughput_tok_per_s"], 0.30, "sglang benchmark_vllm_060 README"))
 
     # ---------------------------------------------------------------- DeepSeek-V3/R1 decode (day 6)

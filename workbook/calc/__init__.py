@@ -41,6 +41,7 @@ SHEETS: dict[str, str] = {
     "serving_step": "Inference",
     "serving_prefill": "Inference",
     "serving_load": "Inference",
+    "serving_offline_run": "Inference",
     "serving_disagg": "Inference",
     "serving_use": "Inference",
     "serving_max_load": "Inference",

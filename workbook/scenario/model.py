@@ -252,6 +252,10 @@ class InferenceInputs(_Strict):
     arrival_rate_rps: Optional[float] = In(None, title="Arrival rate", unit="requests/s", example=4, ge=1e-6,
                                            le=1e6, desc="Request arrival rate, all replicas",
                                            note="blank = offline (maximum throughput)")
+    offline_requests: Optional[int] = In(None, title="Offline run size", unit="requests", example=5000, ge=1,
+                                         le=10**12, desc="Requests of one offline run (a batch job or benchmark) "
+                                         "queued at once, timed until the last one ends",
+                                         note="blank = an endless queue (no drain)")
     ttft_target_ms: Optional[float] = In(None, title="TTFT target", unit="ms", example=1000, ge=0.001, le=1e7,
                                          desc="Time-to-first-token target", note="blank = no target")
     tpot_target_ms: Optional[float] = In(None, title="TPOT target", unit="ms", example=50, ge=0.001, le=1e7,

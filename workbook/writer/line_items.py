@@ -28,6 +28,7 @@ BLOCK_TITLES = {
     "serving_step": "Serving engine: decode step at the batch and context (docs/serving.md)",
     "serving_prefill": "Serving engine: prefill and time to first token (docs/serving.md)",
     "serving_load": "Serving engine under load: steady state by Little's law, unrolled (docs/serving.md)",
+    "serving_offline_run": "Offline run of N requests to its last token: full batch, then the drain (docs/serving.md)",
     "serving_disagg": "Disaggregated serving: prefill and decode pools sized from the load (docs/serving.md)",
     "serving_use": "Serving figures in use: engine or book model, or the measured throughput",
     "serving_max_load": "Serving engine: largest load meeting the TTFT and TPOT targets, closed form (docs/serving.md)",

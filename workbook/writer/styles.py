@@ -93,7 +93,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "code": "0",
     "exponent": Decimals(sig=3, max_dec=2),
     # counts: thousands separators; magnitudes (T, B, M) from a million up
-    **{u: _COUNT for u in ("count", "tokens", "sequences", "replicas", "instances", "params", "stage", "GPUs", "nodes", "layers", "heads", "ranks", "rails",
+    **{u: _COUNT for u in ("count", "tokens", "sequences", "requests", "replicas", "instances", "params", "stage", "GPUs", "nodes", "layers", "heads", "ranks", "rails",
                             "steps", "chunks", "cores", "checkpoints", "failures", "tensors", "ops", "digits",
                             "forward-equivalents", "tokens/s", "tokens/param", "series/GPU", "elements")},
     "passes": Decimals(sig=3, max_dec=2),
