@@ -46,6 +46,7 @@ profiles:
     custom_allreduce_max_MB: 8
     nccl_alpha_us: 19.4
     cpu_overhead_frac: 0.1
+    cpu_per_seq_us: 0
     scheduler_steps: 1
     decode_micro_batches: 1
     ep_overlap_frac: 0.0

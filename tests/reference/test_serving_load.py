@@ -19,8 +19,7 @@ from workbook.reference import serving_load as sl
 ENG = sv.ENGINES
 LOAD_POINTS = [p for p in sv.points() if p["name"].startswith(("tpot-vllm", "tpot-sglang", "offline-", "deepseek-"))]
 #: points docs/serving.md reports as not matched (strict xfail)
-UNMATCHED = {"tpot-sglang-0.3.0-rps8", "offline-sglang-0.3.0",
-             "deepseek-prefill-node"}
+UNMATCHED = {"deepseek-prefill-node"}
 
 
 def test_print_validation_table(capsys):

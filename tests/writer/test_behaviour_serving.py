@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -26,6 +27,7 @@ pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (sof
 
 SC = 5  # llama-3-70b-serve-h800-tp4
 CAT = load_catalog()
+SCENARIO_5 = Path(__file__).resolve().parents[2] / "catalog" / "scenarios" / "17.9.6-70b-inference-h800.yaml"
 
 EDITS = {
     "roundtrip": lambda b: None,
@@ -45,6 +47,11 @@ EDITS = {
     "tpot_target_30": lambda b: b.plan("inference.tpot_target_ms", SC, 30.0),
     "tpot_target_60": lambda b: b.plan("inference.tpot_target_ms", SC, 60.0),
     "ttft_target_tiny": lambda b: b.plan("inference.ttft_target_ms", SC, 1.0),
+    "offline_run_5000": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                   b.plan("inference.offline_requests", SC, 5000)),
+    "offline_run_20": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                 b.plan("inference.offline_requests", SC, 20)),
+    "offline_run_zero": lambda b: b.plan("inference.offline_requests", SC, 0),
 }
 
 
@@ -138,6 +145,46 @@ def test_two_decode_passes_on_the_engines_sheet_read_the_weights_twice(rc):
     assert two.get("Inference", "srv_tpot_ms_in_use", SC) > one.get("Inference", "srv_tpot_ms_in_use", SC)
     report = verify(rc["_paths"]["two_passes"], ["libreoffice"])
     assert report.ok, "\n".join(str(m) for m in report.mismatches[:10])
+
+
+def _offline_run_reference(requests: float) -> dict:
+    """serving_offline_run.offline_run for scenario 5 on the engine model, from the catalogue."""
+    from workbook.reference import decode_time as dt
+    from workbook.reference import serving_offline_run as so
+    from workbook.scenario import load_scenario
+
+    s = load_scenario(SCENARIO_5)
+    gpu, eng = CAT.gpu("h800"), CAT.engines.profile("vllm-0.10")
+    hw = dt.serving_hardware(gpu=gpu, efficiency=CAT.efficiency["h800"], device=CAT.engines.device("h800"))
+    return so.offline_run(model_shape(CAT.model("llama-3-70b")), hw=hw, engine=eng, tp=4, requests=requests,
+                          prompt_tokens=s.inference.prompt_tokens, output_tokens=s.inference.output_tokens,
+                          kv_tokens=_kv_tokens("vllm-0.10"))
+
+
+def test_offline_run_size_adds_the_drain_as_the_reference_gives(rc):
+    """Typing a run size on Plan: the run's tokens/s falls below the endless queue's by its drain, as
+    serving_offline_run gives; a blank size leaves the endless queue's figure; a smaller run drains longer."""
+    endless, big, small = rc["engine_model"], rc["offline_run_5000"], rc["offline_run_20"]
+    off = endless.get("Inference", "srv_offline_tokens_per_s", SC)
+    assert endless.get("Inference", "srv_offline_run_tokens_per_s", SC) == off
+    assert endless.get("Inference", "srv_run_drain_frac", SC) == 0
+    for r, n in ((big, 5000), (small, 20)):
+        ref = _offline_run_reference(n)
+        assert r.get("Inference", "srv_offline_run_tokens_per_s", SC) == pytest.approx(ref["throughput_tok_per_s"],
+                                                                                        rel=1e-9)
+        assert r.get("Inference", "srv_run_drain_s", SC) == pytest.approx(ref["drain_s"], rel=1e-9)
+        assert r.get("Inference", "srv_offline_tokens_per_s", SC) == off  # the endless queue stays beside it
+    assert (small.get("Inference", "srv_offline_run_tokens_per_s", SC)
+            < big.get("Inference", "srv_offline_run_tokens_per_s", SC) < off)
+    assert small.get("Inference", "srv_run_drain_frac", SC) > big.get("Inference", "srv_run_drain_frac", SC) > 0
+    assert big.master == "ALL CHECKS PASS"
+
+
+def test_offline_run_of_zero_requests_is_an_input_error(rc, layout):
+    r = rc["offline_run_zero"]
+    cell = layout.cell("Plan", "inference.offline_requests", SC)
+    assert r.get("Checks", "scenario_status", SC) == f"INPUT ERROR: Plan!{cell} Offline run size"
+    assert r.errors("Cover", "Summary", "Checks") == {}
 
 
 @pytest.mark.parametrize("name,key,title", [

@@ -92,6 +92,7 @@ class EngineProfile(_Sourced):
     custom_allreduce_max_MB: float = Field(..., ge=0, le=10_000, description="largest message the custom all-reduce takes (MiB)")
     nccl_alpha_us: float = Field(..., ge=0, le=10_000, description="fixed time of one NCCL all-reduce; its bandwidth term uses the GPU's nvlink_efficiency (us)")
     cpu_overhead_frac: float = Field(..., ge=0, le=10, description="unoverlapped CPU time per decode step / GPU time of the step")
+    cpu_per_seq_us: float = Field(..., ge=0, le=100_000, description="unoverlapped CPU time per running sequence per decode step (output processing) (us)")
     scheduler_steps: int = Field(..., ge=1, le=1000, description="decode steps scheduled at once (vLLM multi-step)")
     ep_overlap_frac: float = Field(..., ge=0, le=1, description="share of the EP all-to-all its micro-batches hide under GPU work (a scenario may override)")
     prefill_comm_sms: int = Field(..., ge=0, le=1000, description="SMs the prefill EP all-to-all kernels hold while they overlap GPU work (DeepEP normal kernels)")

@@ -13,8 +13,9 @@ step), with n = B·q query tokens (q = 1, or 1 + draft tokens when a speculative
     t_ep    = L_moe·(2·alpha_net + n·k·d·(b_disp + b_comb)·f_remote / (BW_nic·e_net))   EP all-to-all
     t_samp  = n·V·4 B·3 / (BW·e_dec) + k_samp·t_small_kernel                  logits read by the sampler
     t_gpu   = t_gemm + t_attn + t_small + t_ar + t_samp + L·k_all·t_launch_graph
-    t_step  = max(t_gpu, t_cpu_launch) + max(t_ep − o_ep·t_gpu, f_sm·t_ep) + c_cpu·t_gpu   (f_sm: the share of
-              the exchange whose kernels hold the SMs, engines.yaml decode_comm_sm_frac)
+    t_step  = max(t_gpu, t_cpu_launch) + max(t_ep − o_ep·t_gpu, f_sm·t_ep) + c_cpu·t_gpu + B·c_seq
+              (f_sm: the share of the exchange whose kernels hold the SMs, engines.yaml decode_comm_sm_frac;
+              c_seq: unoverlapped CPU time per running sequence, engines.yaml cpu_per_seq_us)
 
 W_read is what one step reads: the dense, shared, router and norm weights on the GPU, the LM head,
 the embedding rows of the batch and, for MoE, the expected distinct experts the step's tokens hit,
@@ -256,7 +257,7 @@ def decode_passes(engine: Any, batch: float) -> float:
 _PER_PASS_SUMS = ("weight_read_bytes", "routed_read_bytes", "kv_read_bytes", "gemm_FLOPs", "attention_FLOPs",
                   "weight_read_s", "gemm_memory_s", "gemm_compute_s", "gemm_s", "attention_memory_s",
                   "attention_compute_s", "attention_s", "small_kernels_s", "allreduce_s", "sampler_s", "launch_s",
-                  "cpu_launch_s", "gpu_s", "ep_alltoall_s", "ep_exposed_s", "cpu_overhead_s", "step_s", "tpot_s")
+                  "cpu_launch_s", "gpu_s", "ep_alltoall_s", "ep_exposed_s", "cpu_overhead_s", "cpu_sequences_s", "step_s", "tpot_s")
 
 
 def _repeat_passes(one: dict[str, float], m: float) -> dict[str, float]:
@@ -319,7 +320,8 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
         t_ep = shape.moe_layers * (2 * alpha + t_layer)
     t_ep_exposed = max(t_ep - ep_overlap_frac * t_gpu, float(engine.decode_comm_sm_frac) * t_ep)
     t_cpu = engine.cpu_overhead_frac * t_gpu
-    t_step = max(t_gpu, t_cpu_launch) + t_ep_exposed + t_cpu
+    t_cpu_seqs = batch * engine.cpu_per_seq_us * 1e-6
+    t_step = max(t_gpu, t_cpu_launch) + t_ep_exposed + t_cpu + t_cpu_seqs
     return {
         "weight_read_bytes": wr["total"],
         "routed_read_bytes": wr["routed"],
@@ -343,6 +345,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
         "ep_alltoall_s": t_ep,
         "ep_exposed_s": t_ep_exposed,
         "cpu_overhead_s": t_cpu,
+        "cpu_sequences_s": t_cpu_seqs,
         "step_s": t_step,
         "tpot_s": t_step / tokens_per_step,
         "tokens_per_s": batch * tokens_per_step / t_step,

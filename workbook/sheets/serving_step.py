@@ -77,7 +77,8 @@ def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
         f"{p}_ep_exposed_s": f"=MAX({{srv_eng_decode_comm_sm_frac}}*({m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}),"
         f"{m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}-{{srv_ep_overlap_frac}}*{{{p}_gpu_s}})",
         f"{p}_step_s": f"=MAX({{{p}_gpu_s}},IF(AND({{srv_eng_cuda_graphs}}=1,{bp}<={{srv_eng_cuda_graph_max_batch}}),0,"
-        f"{m}*{{srv_eager_launch_s}}))+{{{p}_ep_exposed_s}}+{{srv_eng_cpu_overhead_frac}}*{{{p}_gpu_s}}",
+        f"{m}*{{srv_eager_launch_s}}))+{{{p}_ep_exposed_s}}+{{srv_eng_cpu_overhead_frac}}*{{{p}_gpu_s}}"
+        f"+{b}*{{srv_eng_cpu_per_seq_us}}/c_us_per_s",
     }
 
 
