@@ -18,8 +18,8 @@ MTP) and t_d the decode step at the mean context (at least one request). The int
 three-point Gauss–Legendre quadrature in u: nodes u_i = (H/2)(1 + x_i), x = −√(3/5), 0, √(3/5),
 weights 5/9, 8/9, 5/9 (times H/2). A step model that is compute-bound at the cap and memory-bound
 below bends sharply within the drain; on the two 70B offline points the quadrature is within 0.1 %
-(vLLM, B = 256) and 1.5 % (SGLang, B = 1432) of the integral summed over 4,000 steps, where the
-decode step at the drain's mean batch (one point) is 13 % short. The run:
+(vLLM, B = 256) and 2.0 % (SGLang 0.3, B = 1432) of the integral summed over 4,000 steps, where the
+decode step at the drain's mean batch (one point) is 1 % and 7.5 % short. The run:
 
     T_run = N_r·t_req − n0·(O/τ)·t_d(B)/B + t_drain,     output tokens/s = N·O / T_run
 
