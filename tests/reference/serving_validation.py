@@ -221,6 +221,9 @@ def informational() -> list[dict]:
             st = sl.steady_state(LLAMA70, hw=H100, engine=eng, prompt_tokens=SHAREGPT_PROMPT,
                                  output_tokens=SHAREGPT_OUTPUT, arrival_rate_per_s=rps, tp=4, kv_tokens=kv)
             rows.append({"name": f"ttft-{label}-rps{rps}", "unit": "ms", "published": value, "ours": st["ttft_s"] * 1e3})
+    ten = pt.prefill_time(LLAMA70, prompt_tokens=sum(LAMBDA10_INPUT) / 10, batch=10, hw=H100, engine=v06, tp=4)
+    rows.append({"name": "ttft-lambdalabs-10-prompts (one prefill call)", "unit": "ms",
+                 "published": LAMBDA10_TTFT_S * 1e3, "ours": ten["prefill_s"] * 1e3})
     pools = deepseek_pools()
     rows.append({"name": "deepseek-prefill-node, computed (uncached) tokens", "unit": "tokens/s",
                  "published": DS_NODE_IN_TOK_PER_S * (1 - DS_CACHE_HIT),

@@ -62,3 +62,35 @@ def test_profiles_that_overlap_or_amortise_their_cpu_work_add_none(profile):
     eng = sv.ENGINES.profile(profile)
     assert eng.cpu_per_seq_us == 0
     assert dt.decode_step(sv.LLAMA70, batch=64, context_tokens=300, hw=sv.H100, engine=eng, tp=4)["cpu_sequences_s"] == 0
+
+
+# ---------------------------------------------------------------- the CPU time of a separate prefill call
+from workbook.reference import prefill_time as pt  # noqa: E402
+
+V06 = sv.ENGINES.profile("vllm-0.6.0")
+
+
+def test_a_separate_prefill_call_costs_the_engines_per_call_cpu():
+    one = dt.decode_step(sv.LLAMA70, batch=1, context_tokens=1, hw=sv.H100, engine=V06, tp=4)["gpu_s"]
+    call = pt.prefill_call_cpu_s(sv.LLAMA70, hw=sv.H100, engine=V06, tp=4)
+    assert call == pytest.approx(V06.cpu_overhead_frac * V06.scheduler_steps * one, rel=1e-12)
+    # every chunk is a call: a 3-chunk prefill pays three, and passing 0 takes them out
+    kw = dict(prompt_tokens=3000, batch=3, hw=sv.H100, engine=V06, tp=4, chunk_tokens=4096)
+    with_calls, without = pt.prefill_time(sv.LLAMA70, **kw), pt.prefill_time(sv.LLAMA70, call_cpu_s=0.0, **kw)
+    assert with_calls["chunks"] == 3
+    assert with_calls["prefill_s"] - without["prefill_s"] == pytest.approx(3 * call, rel=1e-9)
+    assert with_calls["call_cpu_s"] == pytest.approx(3 * call, rel=1e-12)
+
+
+def test_lambdalabs_ten_prompts_ttft_is_their_prefill_and_one_call():
+    """Out of sample: LambdaLabs' 10 prompts at once (median TTFT 140.6 ms), one prefill call."""
+    pf = pt.prefill_time(sv.LLAMA70, prompt_tokens=sum(sv.LAMBDA10_INPUT) / 10, batch=10, hw=sv.H100, engine=V06, tp=4)
+    assert pf["call_cpu_s"] > 0.02
+    assert pf["prefill_s"] * 1e3 == pytest.approx(sv.LAMBDA10_TTFT_S * 1e3, rel=0.20)
+
+
+@pytest.mark.parametrize("profile", ["vllm-0.10", "tensorrt-llm", "sglang-0.4", "deepseek-v3-infer"])
+def test_mixed_prefill_or_no_cpu_overhead_means_no_call_cost(profile):
+    eng = sv.ENGINES.profile(profile)
+    assert eng.prefill_mode != "separate" or eng.cpu_overhead_frac == 0
+    assert pt.prefill_call_cpu_s(sv.LLAMA70, hw=sv.H100, engine=eng, tp=4) == 0

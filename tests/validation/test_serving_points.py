@@ -23,7 +23,7 @@ SAME_INPUTS = {
     "disagg-prefill-node": "deepseek-prefill-node",
 }
 #: the points outside their target today (docs/serving.md; the reference table's strict xfails)
-NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "disagg-prefill-node", "tpot-vllm-8b-rps8"}
+NOT_MATCHED = {"kv-vllm-tokens", "kv-vllm-GiB", "disagg-prefill-node"}
 
 
 @pytest.fixture(scope="module")

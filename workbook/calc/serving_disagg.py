@@ -167,7 +167,7 @@ def compute(ctx: Context) -> dict[str, float]:
     new, cached = sd.prefill_split(prompt_tokens=p, cache_hit_frac=h)
     k = max(1.0, math.floor(eng.prefill_chunk_tokens / new))
     pf = prefill_values(ctx, "srv_dispf", k, float(eng.prefill_chunk_tokens), prompt_tokens=new, cached_tokens=cached,
-                        ep=ep_p)
+                        ep=ep_p, call_cpu_s=0.0)
     slots = (shape.n_experts + inf.redundant_experts) / ep_p if ep_p > 1 else float(shape.n_experts)
     from workbook.reference.decode_time import ACT_PASSES_D, ACT_PASSES_FFN
     from workbook.reference.prefill_time import linear_FLOPs_per_token, moe_layout_bytes_per_token

@@ -13,7 +13,7 @@ import math
 
 from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import engine_of, ep_overlap_frac
-from workbook.calc.serving_step import ep_nodes, hardware
+from workbook.calc.serving_step import decode, decode_quantities, decode_values, ep_nodes, hardware
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
@@ -35,7 +35,7 @@ PREFILL_ROWS = [
     ("last_ar_s", "s", "last chunk: TP all-reduces"),
     ("last_gpu_s", "s", "last chunk: GPU time"),
     ("last_s", "s", "last chunk: time"),
-    ("prefill_s", "s", "prefill time: (chunks − 1) full chunks + the last"),
+    ("prefill_s", "s", "prefill time: (chunks − 1) full chunks + the last, + a scheduler call's CPU per chunk"),
 ]
 
 
@@ -44,7 +44,8 @@ def prefill_quantities(prefix: str, what: str) -> list[Q]:
 
 
 def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float, *, prompt_tokens: float | None = None,
-                   cached_tokens: float = 0.0, ep: int | None = None) -> dict[str, float]:
+                   cached_tokens: float = 0.0, ep: int | None = None,
+                   call_cpu_s: float | None = None) -> dict[str, float]:
     """The rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
     ``prompt_tokens`` new tokens after ``cached_tokens`` cached ones, at EP ``ep``: the disaggregated
     prefill pool); the reference gives the total and the full and last chunks' terms."""
@@ -56,6 +57,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
               ep_nodes=ep_nodes(ctx, ep_used), ep_overlap_frac=ep_overlap_frac(ctx))
     S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
+                            call_cpu_s=call_cpu_s,
                             **kw)
     T, n = total["tokens"], total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
@@ -87,6 +89,11 @@ QUANTITIES = [
     Q("srv_pf_moe_layout_B_per_token", "B/token", "Prefill MoE dispatch layout: HBM bytes per prompt token, all MoE "
       "layers (EP > 1: routed rows scattered, gathered, GEMM outputs)", _S),
     Q("srv_marginal_prefill_s_per_token", "s", "Marginal prefill time per prompt token riding in a decode step", _S),
+    Q("srv_call_batch", "sequences", "Prefill call CPU: requests of the decode step it is sized by (one)", _S),
+    Q("srv_call_context_tokens", "tokens", "Prefill call CPU: context of that decode step (one token)", _S),
+    *decode_quantities("srv_call", "of one request at a one-token context (sizes a scheduler call's CPU time)"),
+    Q("srv_prefill_call_cpu_s", "s", "CPU time of the scheduler call of a separate prefill step: CPU overhead x "
+      "scheduler steps x that step's GPU time (0 for mixed prefill)", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
     Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
     Q("srv_ttft_idle_ms", "ms", "Time to first token on an idle engine (no queue: the prompt's prefill)", _S),
@@ -103,6 +110,10 @@ def compute(ctx: Context) -> dict[str, float]:
     kind = dt.layer_kind(shape)
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = shape.layers * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
+    call = decode(ctx, 1.0, 1.0)
+    call_cpu = pt.prefill_call_cpu_s(shape, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
+                                     redundant_experts=inf.redundant_experts, weight_precision=inf.weight_precision,
+                                     ep_nodes=ep_nodes(ctx), ep_overlap_frac=ep_overlap_frac(ctx))
     pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens))
     a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=ep_nodes(ctx))
     t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
@@ -124,6 +135,10 @@ def compute(ctx: Context) -> dict[str, float]:
             shape, prompt_tokens=inf.prompt_tokens, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
             weight_precision=inf.weight_precision, ep_nodes=ep_nodes(ctx),
             ep_overlap_frac=ep_overlap_frac(ctx)),
+        "srv_call_batch": 1.0,
+        "srv_call_context_tokens": 1.0,
+        **decode_values("srv_call", call),
+        "srv_prefill_call_cpu_s": call_cpu,
         **pf1,
         "srv_prefill_ms": pf1["srv_pf1_prefill_s"] * MS_PER_S,
         "srv_ttft_idle_ms": t * MS_PER_S,

@@ -56,6 +56,15 @@ the work outlasts the exchange, slowed while it runs (t = G + f·C), whichever i
 
 Decode's low-latency kernels hold the SMs only while they send and receive: decode_time's decode_comm_sm_frac.
 
+An engine that prefills in separate steps (``prefill_mode: separate``) runs every chunk as a scheduler
+call of its own, and a call costs CPU time that is not overlapped with the GPU. The engine profile's
+``cpu_overhead_frac`` is that per-call time over the GPU time of its steps, spread over the
+``scheduler_steps`` decode steps of one call. So a prefill call costs c_cpu·n_steps·t_gpu,1, with t_gpu,1
+the GPU time of a one-request decode step at a one-token context (``prefill_call_cpu_s``). For vLLM 0.6
+(c_cpu 0.17, 10 steps) that is 1.7 GPU steps per call. LambdaLabs' ten prompts at once have a median TTFT
+of 140.6 ms; their GPU prefill is 97.4 ms, and the call adds 28 ms. Mixed-mode engines prefill inside
+decode steps, whose CPU time the step already counts.
+
 TTFT = queue wait + the prefill of the request's batch (the last chunk samples the first token).
 """
 
@@ -72,6 +81,7 @@ from workbook.reference.decode_time import (
     EP_COMBINE_BYTES,
     EP_DISPATCH_BYTES,
     alltoall_alpha_s,
+    decode_step,
     GEMMS_PER_LAYER,
     SMALL_KERNELS_PER_LAYER,
     allreduce_time_s,
@@ -220,12 +230,28 @@ def prefill_weight_read_bytes(shape: ModelShape, *, tokens: float, tp: int = 1, 
     return read
 
 
+def prefill_call_cpu_s(shape: ModelShape, *, hw: dict, engine: Any, tp: int = 1, ep: int = 1,
+                       redundant_experts: int = 0, weight_precision: str = "bf16", ep_nodes: int = 1,
+                       ep_overlap_frac: float = 0.0) -> float:
+    """CPU time of the scheduler call that runs one separate prefill step: c_cpu·n_steps·t_gpu of a
+    one-request decode step at a one-token context (module docstring); 0 for mixed-mode engines."""
+    if engine.prefill_mode != "separate" or engine.cpu_overhead_frac == 0:
+        return 0.0
+    one = decode_step(shape, batch=1, context_tokens=1, hw=hw, engine=engine, tp=tp, ep=ep,
+                      redundant_experts=redundant_experts, weight_precision=weight_precision, ep_nodes=ep_nodes,
+                      ep_overlap_frac=ep_overlap_frac)
+    return engine.cpu_overhead_frac * engine.scheduler_steps * one["gpu_s"]
+
+
 def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: Any, batch: float = 1,
                  cached_tokens: float = 0.0, tp: int = 1, ep: int = 1, redundant_experts: int = 0,
                  weight_precision: str = "bf16", chunk_tokens: float | None = None,
                  keep_checkpoint_precision: bool = True, act_bytes: float = 2.0, ep_nodes: int = 1,
-                 ep_overlap_frac: float = 0.0) -> dict[str, float]:
+                 ep_overlap_frac: float = 0.0, call_cpu_s: float | None = None) -> dict[str, float]:
     """Prefill of ``batch`` prompts of ``prompt_tokens`` new tokens each (module docstring).
+
+    ``call_cpu_s`` is the CPU time of each chunk's scheduler call; None takes prefill_call_cpu_s of this
+    group (a disaggregated prefill pool passes 0: its calls' CPU time is not modelled).
 
     ``chunk_tokens`` defaults to the engine's prefill_chunk_tokens. With EP > 1, ``ep_nodes`` nodes
     share the EP group and ``ep_overlap_frac`` of each chunk's all-to-all hides under its GPU work.
@@ -284,6 +310,12 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     tot = {k: sum(n * part[k] for n, part in parts) for k in tail}
     t_lin, t_mem, t_comp, t_ar, t_small, t_cpu = (tot[k] for k in ("lin", "mem", "comp", "ar", "small", "cpu"))
     t_ep, t_ep_exposed, t_total = tot["ep"], tot["exposed"], tot["total"]
+    if call_cpu_s is None:
+        call_cpu_s = prefill_call_cpu_s(shape, hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
+                                        weight_precision=weight_precision, ep_nodes=ep_nodes,
+                                        ep_overlap_frac=ep_overlap_frac)
+    t_call = n_chunks * call_cpu_s
+    t_total += t_call
     return {
         "tokens": T,
         "chunks": float(n_chunks),
@@ -295,6 +327,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         "allreduce_s": t_ar,
         "small_kernels_s": t_small,
         "cpu_launch_s": t_cpu,
+        "call_cpu_s": t_call,
         "ep_alltoall_s": t_ep,
         "ep_exposed_s": t_ep_exposed,
         "prefill_s": t_total,

@@ -113,7 +113,7 @@ def prefill_pool_rate(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens
     nodes = group_nodes(tp=tp, ep=ep, gpus_per_node=int(hw["gpus_per_node"]))
     pf = prefill_time(shape, prompt_tokens=new, batch=k, cached_tokens=cached, hw=hw, engine=engine, tp=tp, ep=ep,
                       redundant_experts=redundant_experts, weight_precision=weight_precision, chunk_tokens=C,
-                      ep_nodes=nodes, ep_overlap_frac=ep_overlap_frac)
+                      ep_nodes=nodes, ep_overlap_frac=ep_overlap_frac, call_cpu_s=0.0)
     per_gpu = k * new / pf["prefill_s"] / tp
     return {"prompts_per_step": k, "new_tokens": new, "cached_tokens": cached, "prefill_s": pf["prefill_s"],
             "tokens_per_s_per_gpu": per_gpu, "input_tokens_per_s_per_gpu": per_gpu / (1.0 - cache_hit_frac)}

@@ -32,7 +32,7 @@ from workbook.reference.prefill_time import prefill_time
 from workbook.reference.serving_shape import ModelShape
 
 #: refinements of the closed form (tests/reference/test_serving_max_load.py: within 1% of the bisection)
-MAX_LOAD_REFINEMENTS = 6
+MAX_LOAD_REFINEMENTS = 9
 #: floor of the smaller root's denominator (a bound without a positive root never binds)
 ROOT_DENOM_MIN = 1e-12
 #: cap on the prefill busy share (serving_load.steady_state)

@@ -5,7 +5,7 @@ workbook/calc/serving_prefill.py). :func:`prefill_items` writes the rows of one 
 from __future__ import annotations
 
 from workbook.reference import prefill_time as pt
-from workbook.sheets.serving_step import distinct_share, ridge
+from workbook.sheets.serving_step import decode_items, distinct_share, ridge
 
 _TP = "{inference.tp}"
 _S = "{inference.prompt_tokens}"
@@ -64,7 +64,7 @@ def alltoall_items(remote: str, other: str, per_token: str, *, flag: str, nodes:
 
 
 def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cached: str | None = None,
-                  rows: dict[str, str] | None = None) -> dict[str, str]:
+                  rows: dict[str, str] | None = None, call_cpu: bool = True) -> dict[str, str]:
     """Formulas of one prefill of ``batch`` prompts (a formula) at chunk size ``{chunk}`` (a row name).
     ``prompt`` / ``cached`` (row references) give new and cached tokens per prompt (default: the
     scenario's prompt, none cached); ``rows`` renames the EP-dependent rows read (old -> new row name)
@@ -85,6 +85,8 @@ def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cach
         **_chunk_items(p, "last", f"{{{p}_last_tokens}}"),
         f"{p}_prefill_s": f"=({{{p}_chunks}}-1)*{{{p}_full_s}}+{{{p}_last_s}}",
     }
+    if call_cpu:  # every chunk is a scheduler call (separate prefill); a prefill pool's calls are not modelled
+        out[f"{p}_prefill_s"] += f"+{{{p}_chunks}}*{{srv_prefill_call_cpu_s}}"
     for old, new in (rows or {}).items():
         out = {k: v.replace("{" + old + "}", "{" + new + "}") for k, v in out.items()}
     return out
@@ -107,6 +109,11 @@ ITEMS = {
     "srv_marginal_prefill_s_per_token": "={srv_prefill_FLOP_per_token}/{srv_linear_FLOPS}"
     f"+{{srv_prefill_attn_FLOP_per_ctx_token}}*{_S}/c_two/{{srv_attn_FLOPS}}"
     "+{srv_ar_count}*{srv_ar_B_per_token}*{srv_nccl_s_per_B}+MAX(1-{srv_ep_overlap_frac},{srv_pf_comm_sm_frac})*{srv_pf_ep_s_per_token}",
+    "srv_call_batch": "=1",
+    "srv_call_context_tokens": "=1",
+    **decode_items("srv_call", "srv_call_batch", "srv_call_context_tokens"),
+    "srv_prefill_call_cpu_s": "=IF({srv_prefill_separate_flag}=1,{srv_eng_cpu_overhead_frac}*{srv_eng_scheduler_steps}"
+    "*{srv_call_gpu_s},0)",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
     "srv_ttft_idle_ms": "={srv_prefill_ms}",
