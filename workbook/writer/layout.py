@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
-
 from workbook.calc import SHEETS
+from workbook.writer.a1 import cell, col_name, quote_sheet
 
 SHEET_ORDER = [
     "Cover",
@@ -65,14 +64,12 @@ HEADER_ROW = 3  # 0-based: row 4 holds the column headers
 FIRST_ROW = 4
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+#: template -> its text split at the placeholders: [text, name, text, name, ..., text]
+_SPLIT: dict[str, list[str]] = {}
 
 
 class LayoutError(ValueError):
     """A template that cannot be placed: unknown name, or a reference that points forward."""
-
-
-def quote_sheet(title: str) -> str:
-    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title
 
 
 def value_col(index: int) -> int:
@@ -80,7 +77,16 @@ def value_col(index: int) -> int:
 
 
 def value_col_name(index: int) -> str:
-    return xl_col_to_name(value_col(index))
+    return col_name(value_col(index))
+
+
+def _order(sheet: str) -> int:
+    """Position of *sheet* in SHEET_ORDER (ValueError for a sheet not in it, as ``list.index``)."""
+    i = _ORDER.get(sheet)
+    return SHEET_ORDER.index(sheet) if i is None else i
+
+
+_ORDER = {title: i for i, title in enumerate(SHEET_ORDER)}
 
 
 @dataclass
@@ -101,20 +107,28 @@ class Layout:
 
     def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
         """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
-        if name not in self.rows:
+        at = self.rows.get(name)
+        if at is None:
             raise LayoutError(f"unknown name {{{name}}}")
-        sheet, row = self.rows[name]
-        order = SHEET_ORDER.index
+        sheet, row = at
         if sheet == from_sheet:
             if row >= from_row:
                 raise LayoutError(f"{{{name}}} is at or below row {from_row + 1} of {sheet}")
-            return xl_rowcol_to_cell(row, value_col(index))
-        if order(sheet) > order(from_sheet):
+            return cell(row, FIRST_VALUE_COL + index)
+        if _order(sheet) > _order(from_sheet):
             raise LayoutError(f"{{{name}}} on {sheet} comes after {from_sheet}")
-        return f"{quote_sheet(sheet)}!{xl_rowcol_to_cell(row, value_col(index))}"
+        return f"{quote_sheet(sheet)}!{cell(row, FIRST_VALUE_COL + index)}"
 
     def render(self, template: str, index: int, sheet: str, row: int) -> str:
         """The template's Excel formula for scenario column *index*."""
         if not template.startswith("="):
             raise LayoutError(f"template must start with '=': {template!r}")
-        return _PLACEHOLDER.sub(lambda m: self.ref(m.group(1), index, sheet, row), template)
+        parts = _SPLIT.get(template)
+        if parts is None:
+            parts = _SPLIT[template] = _PLACEHOLDER.split(template)
+        if len(parts) == 1:
+            return template
+        out = parts.copy()
+        for i in range(1, len(parts), 2):  # the placeholders, left to right (the first bad one raises)
+            out[i] = self.ref(parts[i], index, sheet, row)
+        return "".join(out)
