@@ -95,6 +95,8 @@ class Layout:
 
     rows: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (sheet, 0-based row)
     next_row: dict[str, int] = field(default_factory=dict)
+    #: ((template, sheet, row), chunks) of the row render() placed last (its columns come one after another)
+    _chunks: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def place(self, sheet: str, name: str | None = None, skip: int = 0) -> int:
         row = self.next_row.get(sheet, FIRST_ROW) + skip
@@ -105,8 +107,9 @@ class Layout:
             self.rows[name] = (sheet, row)
         return row
 
-    def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
-        """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
+    def _target(self, name: str, from_sheet: str, from_row: int) -> tuple[str, int]:
+        """(sheet prefix: "" on the same sheet, else the quoted title and "!"; 0-based row) of *name* seen from
+        (from_sheet, from_row); LayoutError for an unknown name or one at or after that row."""
         at = self.rows.get(name)
         if at is None:
             raise LayoutError(f"unknown name {{{name}}}")
@@ -114,10 +117,15 @@ class Layout:
         if sheet == from_sheet:
             if row >= from_row:
                 raise LayoutError(f"{{{name}}} is at or below row {from_row + 1} of {sheet}")
-            return cell(row, FIRST_VALUE_COL + index)
+            return "", row
         if _order(sheet) > _order(from_sheet):
             raise LayoutError(f"{{{name}}} on {sheet} comes after {from_sheet}")
-        return f"{quote_sheet(sheet)}!{cell(row, FIRST_VALUE_COL + index)}"
+        return quote_sheet(sheet) + "!", row
+
+    def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
+        """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
+        prefix, row = self._target(name, from_sheet, from_row)
+        return prefix + cell(row, FIRST_VALUE_COL + index)
 
     def render(self, template: str, index: int, sheet: str, row: int) -> str:
         """The template's Excel formula for scenario column *index*."""
@@ -128,7 +136,22 @@ class Layout:
             parts = _SPLIT[template] = _PLACEHOLDER.split(template)
         if len(parts) == 1:
             return template
-        out = parts.copy()
-        for i in range(1, len(parts), 2):  # the placeholders, left to right (the first bad one raises)
-            out[i] = self.ref(parts[i], index, sheet, row)
-        return "".join(out)
+        col = FIRST_VALUE_COL + index
+        if col < 0:  # no such column: each reference is xlsxwriter's "" (and its warning)
+            return "".join(p if i % 2 == 0 else self.ref(p, index, sheet, row) for i, p in enumerate(parts))
+        key = (template, sheet, row)
+        if self._chunks is None or self._chunks[0] != key:
+            self._chunks = (key, self._row_chunks(parts, sheet, row))
+        return col_name(col).join(self._chunks[1])
+
+    def _row_chunks(self, parts: list[str], sheet: str, row: int) -> list[str]:
+        """A row's formula, split where the scenario column's letters go: every reference to a named row is
+        prefix + column + row number, so the formula of column L is ``L.join(chunks)``. The names are looked
+        up left to right (the first bad one raises), once per row rather than once per column."""
+        chunks, text = [], parts[0]
+        for i in range(1, len(parts), 2):
+            prefix, at = self._target(parts[i], sheet, row)
+            chunks.append(text + prefix)
+            text = str(at + 1) + parts[i + 1]
+        chunks.append(text)
+        return chunks
