@@ -80,3 +80,55 @@ def test_render_keeps_the_sign_of_zero_apart():
     assert render("#,##0.0", -0.0) == "-0.0"
     assert render("#,##0.0", 0.0) == "0.0"
     assert render("#,##0", math.nan) == "NaN"
+
+
+def test_gc_paused_leaves_frozen_objects_alone():
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        with gc_paused():
+            pass
+        assert gc.get_freeze_count() == frozen
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def _layout():
+    from workbook.writer.layout import Layout
+
+    lay = Layout()
+    for sheet, name in (("Plan", "a"), ("Plan", "b"), ("Training Memory", "c"), ("Training Memory", "d"),
+                        ("Inference", "e")):
+        lay.place(sheet, name)
+    return lay  # a, b: Plan rows 5, 6; c, d: Training Memory rows 5, 6; e: Inference row 5 (1-based)
+
+
+@pytest.mark.parametrize("template,index,want", [
+    ("={a}+{b}", 0, "=F5+F6"),
+    ("=MAX({c},{a})*{d}", 1, "=MAX('Training Memory'!G5,Plan!G5)*'Training Memory'!G6"),
+    ("=SUM({c}:{d})", 21, "=SUM('Training Memory'!AA5:'Training Memory'!AA6)"),
+    ("=IF({b}>0,\"{}\",{a})", 2, "=IF(Plan!H6>0,\"{}\",Plan!H5)"),
+    ("=1", 3, "=1"),
+])
+def test_render_places_each_column(template, index, want):
+    lay = _layout()
+    sheet = "Plan" if template == "={a}+{b}" else "Inference"
+    assert lay.render(template, index, sheet, 9) == want
+    assert lay.render(template, index, sheet, 9) == want  # from the row's chunks
+
+
+@pytest.mark.parametrize("template,sheet,row,message", [
+    ("={x}", "Inference", 9, "unknown name {x}"),
+    ("={a}+{x}", "Inference", 9, "unknown name {x}"),
+    ("={d}", "Training Memory", 5, "{d} is at or below row 6 of Training Memory"),
+    ("={e}", "Training Memory", 9, "{e} on Inference comes after Training Memory"),
+    ("A1", "Plan", 9, "template must start with '='"),
+])
+def test_render_refuses_as_before(template, sheet, row, message):
+    from workbook.writer.layout import LayoutError
+
+    lay = _layout()
+    for index in (0, 1):
+        with pytest.raises(LayoutError, match=message.replace("{", r"\{").replace("}", r"\}")):
+            lay.render(template, index, sheet, row)
