@@ -36,3 +36,37 @@ def test_any_text_is_prepared_as_xlsxwriter_does(body):
     for future, expand in ((False, False), (True, False), (False, True)):
         want, got = _both(body, future, expand)
         assert got == want
+
+
+def _written(formula: str, future: bool, constant_memory: bool = False) -> tuple[tuple, tuple]:
+    """(return code, stored cell, dimensions) after write_formula on xlsxwriter's Worksheet and the fast one."""
+    out = []
+    for cls in (Worksheet, FastFormulaWorksheet):
+        ws = cls()
+        ws.use_future_functions = future
+        ws.constant_memory = constant_memory
+        rc = ws.write_formula(3, 5, formula, None, 7.5)
+        cell = ws.table.get(3, {}).get(5)
+        out.append((rc, None if cell is None else (type(cell).__name__, tuple(cell)), ws.dim_rowmin, ws.dim_colmax))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("formula", CASES + ["", "={1,2}", "=A1}", "{=A1", "=SUM(A1)}"])
+@pytest.mark.parametrize("future", [False, True])
+def test_write_formula_stores_what_xlsxwriter_stores(formula, future):
+    want, got = _written(formula, future)
+    assert got == want
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.text(alphabet=st.sampled_from(list("=(){},:!$._ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-*/^<>")),
+                    max_size=60))
+def test_any_formula_is_stored_as_xlsxwriter_stores_it(body):
+    for future in (False, True):
+        want, got = _written(body, future)
+        assert got == want
+
+
+def test_write_formula_out_of_bounds_as_xlsxwriter():
+    for cls in (Worksheet, FastFormulaWorksheet):
+        assert cls().write_formula(1_048_576, 0, "=A1") == -1

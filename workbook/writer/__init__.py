@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,25 @@ def _collect_constants():
     return consts, tables
 
 
+@contextmanager
+def gc_paused():
+    """The cyclic garbage collector off for the block (then as it was). A build makes a few million objects
+    that live until it ends; the collector would walk them again and again (a sixth of a build's time).
+
+    On the way out they join the oldest generation (gc.freeze then gc.unfreeze, when nothing else is frozen):
+    switched back on, the collector would otherwise walk them all at once, as young objects, right away."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
+            gc.enable()
+
+
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
           previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None) -> Book:
     """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written.
@@ -91,6 +112,12 @@ def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, st
     *previous*: (what it is, Manifest record) of the previous build: a Changelog sheet lists the catalogue changes
     since; *kept*: changelog rows of the edits carried over from a person's workbook (``--keep-edits``).
     """
+    with gc_paused():
+        return _build(output, scenarios, catalog, provenance, previous, kept, plan)
+
+
+def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
+           previous: tuple[str, dict] | None, kept: list | None, plan) -> Book:
     from workbook.calc import modules
 
     planned = plan_scenarios(scenarios, catalog)

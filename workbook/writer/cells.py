@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xlsxwriter.utility import xl_rowcol_to_cell
+from workbook.writer.a1 import cell
 
 ROLES = ("input", "constant", "calc", "link", "check", "label", "unit", "note", "source", "key", "header", "output", "text")
 
@@ -24,7 +24,7 @@ class CellRecord:
 
     @property
     def coord(self) -> str:
-        return xl_rowcol_to_cell(self.row, self.col)
+        return cell(self.row, self.col)
 
 
 @dataclass

@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
-
 from workbook.writer.catalog_sheets import DEFAULTS_SHEET, EFFICIENCY_SHEET, GPU_SHEET, MODEL_SHEET, table_fields
 from workbook.writer.catalog_sheets import _cell_value
 from workbook.writer.layout import HEADER_ROW
@@ -60,6 +58,8 @@ def catalogue_view(catalog, models: list) -> View:
 
 def record_view(record: dict) -> View:
     """The same view read from a workbook's Manifest record (what that build wrote)."""
+    from openpyxl.utils.cell import column_index_from_string, coordinate_from_string  # not imported by a first build
+
     headers: dict[tuple[str, int], tuple[int, str]] = {}
     cells: dict[tuple[str, int], dict[int, str]] = {}
     for sheet, coord, role, _key, content, _ in record["cells"]:

@@ -6,15 +6,20 @@ of the build. The workbook's formulas use the function allow-list of docs (toolc
 none of them, so one search finds that no pass would change the formula, and the formula is written as
 the base class would write it. Where a name could match, or future functions are asked for, the base
 class does the work: the file is byte-identical either way.
+
+``_write_formula`` (behind ``write_formula``) likewise stores a formula that no pattern can match with that one
+search: the base class searches it once for the dynamic-array functions (a subset of the names here) and once
+more in ``_prepare_formula``.
 """
 
 from __future__ import annotations
 
 import re
 
-from xlsxwriter.worksheet import Worksheet
+from xlsxwriter.worksheet import CellFormulaTuple, Worksheet
 
-#: the names the base class's dynamic-function passes look for (its odd ``\SINGLE\(`` pass included)
+#: the names the base class's dynamic-function passes look for (its odd ``\SINGLE\(`` pass included; it also
+#: matches wherever xlsxwriter's ``re_dynamic_function`` does, whose names are these with ``\bSINGLE\(``)
 _DYNAMIC = re.compile(
     r"\b(?:ANCHORARRAY|BYCOL|BYROW|CHOOSECOLS|CHOOSEROWS|DROP|EXPAND|FILTER|HSTACK|LAMBDA|MAKEARRAY|MAP|"
     r"RANDARRAY|REDUCE|SCAN|SEQUENCE|SORT|SORTBY|SWITCH|TAKE|TEXTSPLIT|TOCOL|TOROW|UNIQUE|VSTACK|WRAPCOLS|"
@@ -34,3 +39,17 @@ class FastFormulaWorksheet(Worksheet):
         if formula.endswith("}"):
             formula = formula[:-1]
         return formula
+
+    def _write_formula(self, row, col, formula, cell_format=None, value=0):
+        if not formula or self.constant_memory or self.use_future_functions or formula.startswith("{") \
+                or "_xlfn." in formula or _DYNAMIC.search(formula):
+            return super()._write_formula(row, col, formula, cell_format, value)
+        if self._check_dimensions(row, col):
+            return -1
+        # no dynamic-array function, not an array formula: stored as _prepare_formula leaves it
+        if formula.startswith("="):
+            formula = formula[1:]
+        if formula.endswith("}"):
+            formula = formula[:-1]
+        self.table[row][col] = CellFormulaTuple(formula, cell_format, value)
+        return 0

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
-
 from workbook.calc import SHEETS
+from workbook.writer.a1 import cell, col_name, quote_sheet
 
 SHEET_ORDER = [
     "Cover",
@@ -65,14 +64,12 @@ HEADER_ROW = 3  # 0-based: row 4 holds the column headers
 FIRST_ROW = 4
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_.]*)\}")
+#: template -> its text split at the placeholders: [text, name, text, name, ..., text]
+_SPLIT: dict[str, list[str]] = {}
 
 
 class LayoutError(ValueError):
     """A template that cannot be placed: unknown name, or a reference that points forward."""
-
-
-def quote_sheet(title: str) -> str:
-    return f"'{title}'" if re.search(r"[^A-Za-z0-9_]", title) else title
 
 
 def value_col(index: int) -> int:
@@ -80,7 +77,16 @@ def value_col(index: int) -> int:
 
 
 def value_col_name(index: int) -> str:
-    return xl_col_to_name(value_col(index))
+    return col_name(value_col(index))
+
+
+def _order(sheet: str) -> int:
+    """Position of *sheet* in SHEET_ORDER (ValueError for a sheet not in it, as ``list.index``)."""
+    i = _ORDER.get(sheet)
+    return SHEET_ORDER.index(sheet) if i is None else i
+
+
+_ORDER = {title: i for i, title in enumerate(SHEET_ORDER)}
 
 
 @dataclass
@@ -89,6 +95,8 @@ class Layout:
 
     rows: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (sheet, 0-based row)
     next_row: dict[str, int] = field(default_factory=dict)
+    #: ((template, sheet, row), chunks) of the row render() placed last (its columns come one after another)
+    _chunks: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def place(self, sheet: str, name: str | None = None, skip: int = 0) -> int:
         row = self.next_row.get(sheet, FIRST_ROW) + skip
@@ -99,22 +107,51 @@ class Layout:
             self.rows[name] = (sheet, row)
         return row
 
-    def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
-        """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
-        if name not in self.rows:
+    def _target(self, name: str, from_sheet: str, from_row: int) -> tuple[str, int]:
+        """(sheet prefix: "" on the same sheet, else the quoted title and "!"; 0-based row) of *name* seen from
+        (from_sheet, from_row); LayoutError for an unknown name or one at or after that row."""
+        at = self.rows.get(name)
+        if at is None:
             raise LayoutError(f"unknown name {{{name}}}")
-        sheet, row = self.rows[name]
-        order = SHEET_ORDER.index
+        sheet, row = at
         if sheet == from_sheet:
             if row >= from_row:
                 raise LayoutError(f"{{{name}}} is at or below row {from_row + 1} of {sheet}")
-            return xl_rowcol_to_cell(row, value_col(index))
-        if order(sheet) > order(from_sheet):
+            return "", row
+        if _order(sheet) > _order(from_sheet):
             raise LayoutError(f"{{{name}}} on {sheet} comes after {from_sheet}")
-        return f"{quote_sheet(sheet)}!{xl_rowcol_to_cell(row, value_col(index))}"
+        return quote_sheet(sheet) + "!", row
+
+    def ref(self, name: str, index: int, from_sheet: str, from_row: int) -> str:
+        """A1 reference to *name* in scenario column *index*, seen from (from_sheet, from_row)."""
+        prefix, row = self._target(name, from_sheet, from_row)
+        return prefix + cell(row, FIRST_VALUE_COL + index)
 
     def render(self, template: str, index: int, sheet: str, row: int) -> str:
         """The template's Excel formula for scenario column *index*."""
         if not template.startswith("="):
             raise LayoutError(f"template must start with '=': {template!r}")
-        return _PLACEHOLDER.sub(lambda m: self.ref(m.group(1), index, sheet, row), template)
+        parts = _SPLIT.get(template)
+        if parts is None:
+            parts = _SPLIT[template] = _PLACEHOLDER.split(template)
+        if len(parts) == 1:
+            return template
+        col = FIRST_VALUE_COL + index
+        if col < 0:  # no such column: each reference is xlsxwriter's "" (and its warning)
+            return "".join(p if i % 2 == 0 else self.ref(p, index, sheet, row) for i, p in enumerate(parts))
+        key = (template, sheet, row)
+        if self._chunks is None or self._chunks[0] != key:
+            self._chunks = (key, self._row_chunks(parts, sheet, row))
+        return col_name(col).join(self._chunks[1])
+
+    def _row_chunks(self, parts: list[str], sheet: str, row: int) -> list[str]:
+        """A row's formula, split where the scenario column's letters go: every reference to a named row is
+        prefix + column + row number, so the formula of column L is ``L.join(chunks)``. The names are looked
+        up left to right (the first bad one raises), once per row rather than once per column."""
+        chunks, text = [], parts[0]
+        for i in range(1, len(parts), 2):
+            prefix, at = self._target(parts[i], sheet, row)
+            chunks.append(text + prefix)
+            text = str(at + 1) + parts[i + 1]
+        chunks.append(text)
+        return chunks

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 
@@ -55,9 +56,20 @@ class Decimals:
 
 def _decimals(v: float, sig: int) -> int:
     """Decimals that show *v* (> 0) with *sig* significant digits, or fewer if it has fewer."""
-    want = sig - 1 - math.floor(math.log10(v))
-    has = next((k for k in range(0, 10) if abs(round(v, k) - v) <= 1e-9 * v), 10)
-    return max(0, min(want, has))
+    key = (v, sig)
+    dec = _DECIMALS.get(key)
+    if dec is None:
+        want = sig - 1 - math.floor(math.log10(v))
+        has = next((k for k in range(0, 10) if abs(round(v, k) - v) <= 1e-9 * v), 10)
+        dec = max(0, min(want, has))
+        if len(_DECIMALS) >= _SHOWN_MAX:
+            _DECIMALS.clear()
+        _DECIMALS[key] = dec
+    return dec
+
+
+#: (value, significant digits) -> _decimals (a row's values recur across scenarios and rows)
+_DECIMALS: dict[tuple[float, int], int] = {}
 
 
 @dataclass(frozen=True)
@@ -136,49 +148,99 @@ def render(fmt: str, value: float) -> str:
     """*value* as Excel shows it under *fmt* (the formats this package builds, and General)."""
     if fmt in ("", "General"):
         return f"{value:.10g}"
+    pick = _PICKERS.get(fmt)
+    if pick is None:
+        pick = _PICKERS[fmt] = _picker(fmt)
+    if type(value) is not float or value == 0 or value != value:  # 0.0 and -0.0 are equal keys; NaN no key
+        return pick(value)
+    key = (fmt, value)
+    shown = _SHOWN.get(key)
+    if shown is None:
+        if len(_SHOWN) >= _SHOWN_MAX:
+            _SHOWN.clear()
+        shown = _SHOWN[key] = pick(value)
+    return shown
+
+
+#: format -> its renderer (the format parsed once: the build renders about 15,000 values under 100 formats)
+_PICKERS: dict[str, Callable[[float], str]] = {}
+#: (format, value) -> the text (rows repeat values across the scenarios); cleared when it holds _SHOWN_MAX
+_SHOWN: dict[tuple[str, float], str] = {}
+_SHOWN_MAX = 200_000
+
+
+def _picker(fmt: str) -> Callable[[float], str]:
+    """render(fmt, .) with the format's sections parsed: the section a value takes, and its sign."""
     sections = _sections(fmt)
-    section = sections[0]
-    sign = "-" if value < 0 else ""
-    if _COND.match(section):  # conditional sections: the first that holds, else the last
-        section = sections[-1]
+    whole = len(sections) > 1  # a section of its own per sign (or condition): the value shows without its sign
+    if _COND.match(sections[0]):  # conditional sections: the first that holds, else the last
+        conds = []
         for s in sections[:-1]:
             m = _COND.match(s)
-            if m and _holds(m.group(1), float(m.group(2)), value):
-                section = s
-                break
-        section = _COND.sub("", section)
-        sign = ""  # conditional sections show no minus sign of their own
-    elif value < 0 and len(sections) > 1:
-        section, sign = sections[1], ""
-    return sign + _render_section(section, abs(value) if sign or len(sections) > 1 else value)
+            if m:
+                conds.append((m.group(1), float(m.group(2)), _section(_COND.sub("", s))))
+        last = _section(_COND.sub("", sections[-1]))
+
+        def conditional(value: float) -> str:
+            for op, limit, show in conds:
+                if _holds(op, limit, value):
+                    break
+            else:
+                show = last
+            return show(abs(value) if whole else value)  # conditional sections show no minus sign of their own
+
+        return conditional
+    first = _section(sections[0])
+    negative = _section(sections[1]) if whole else None
+
+    def signed(value: float) -> str:
+        if value < 0:
+            if whole:
+                return negative(abs(value))
+            return "-" + first(abs(value))
+        return first(abs(value) if whole else value)
+
+    return signed
 
 
-def _render_section(section: str, value: float) -> str:
+def _section(section: str) -> Callable[[float], str]:
+    """The renderer of one section: its literals and number code parsed once."""
     literal = re.findall(r'"([^"]*)"', section)
     body = re.sub(r'"[^"]*"', "\x00", section)
     core = re.search(r"[#0][#0,.]*(?:E\+0+)?%?", body)
     if core is None:
-        return section
-    head, tail = body[: core.start()], body[core.end():]
+        return lambda value: section
+    parts = iter(literal)
+    fill = lambda s: "".join(next(parts) if ch == "\x00" else ch for ch in s)  # noqa: E731
+    head = fill(body[: core.start()])
+    tail = fill(body[core.end():])
     code = core.group(0)
     if "E+" in code:
         mant = code.split("E+")[0]
         dec = len(mant.split(".")[1]) if "." in mant else 0
-        text = f"{value:.{dec}E}"
-        m, e = text.split("E")
         digits = len(code.split("E+")[1])
-        text = f"{m}E{'-' if e.startswith('-') else '+'}{abs(int(e)):0{digits}d}"
-    else:
-        if code.endswith("%"):
-            value, code = value * 100, code[:-1]
-        trailing = len(code) - len(code.rstrip(","))
-        code = code.rstrip(",")
-        value = value / 1000**trailing
-        dec = len(code.split(".")[1]) if "." in code else 0
-        rounded = Decimal(repr(value)).quantize(Decimal(1).scaleb(-dec), rounding=ROUND_HALF_UP)
-        text = f"{rounded:,.{dec}f}" if "," in code else f"{rounded:.{dec}f}"
-        if core.group(0).endswith("%"):
-            text += "%"
-    parts = iter(literal)
-    fill = lambda s: "".join(next(parts) if ch == "\x00" else ch for ch in s)  # noqa: E731
-    return fill(head) + text + fill(tail)
+
+        def scientific(value: float) -> str:
+            m, e = f"{value:.{dec}E}".split("E")
+            return head + f"{m}E{'-' if e.startswith('-') else '+'}{abs(int(e)):0{digits}d}" + tail
+
+        return scientific
+    percent = code.endswith("%")
+    if percent:
+        code = code[:-1]
+    trailing = len(code) - len(code.rstrip(","))
+    code = code.rstrip(",")
+    scale = 1000**trailing
+    dec = len(code.split(".")[1]) if "." in code else 0
+    step = Decimal(1).scaleb(-dec)
+    spec = f",.{dec}f" if "," in code else f".{dec}f"
+    mark = "%" if percent else ""
+
+    def fixed(value: float) -> str:
+        if percent:
+            value = value * 100
+        value = value / scale
+        rounded = Decimal(repr(value)).quantize(step, rounding=ROUND_HALF_UP)
+        return head + format(rounded, spec) + mark + tail
+
+    return fixed

@@ -13,13 +13,13 @@ from workbook.writer.changelog import LogRow
 
 def previous_record(path: Path) -> tuple[str, dict] | None:
     """(label, Manifest record) of the workbook at *path*, or None when there is none we can read."""
+    if not Path(path).is_file():
+        return None  # a first build: no need to import the reader
     import openpyxl
 
     from workbook.audit.edits import read_record
     from workbook.safe_xlsx import check_xlsx
 
-    if not Path(path).is_file():
-        return None
     try:
         check_xlsx(path)
         wb = openpyxl.load_workbook(path, read_only=True)  # the Manifest rows only: no need to load every sheet
