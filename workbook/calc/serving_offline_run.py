@@ -47,13 +47,13 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_run_drain_requests": n0,
         "srv_run_drain_harmonic": h,
     }
-    drain = 0.0
-    for i, (b, w) in enumerate(zip(so.drain_batches(n0), so.GAUSS_WEIGHTS), start=1):
+    steps = {}
+    for i, b in enumerate(so.drain_batches(n0), start=1):
         step = decode(ctx, b, ctx_tok)
         out[f"srv_run_b{i}"] = b
         out.update(decode_values(f"srv_rund{i}", step))
-        drain += w * step["step_s"]
-    drain *= O * h / 2.0
+        steps[b] = step["step_s"]
+    drain = so.drain_s(n0, output_steps=O, step_s=steps.__getitem__)
     run = per_rank * q["srv_off_s_per_request"] - n0 * O * q["srv_off_step_s"] / cap + drain
     out.update({
         "srv_run_drain_s": drain,

@@ -48,7 +48,8 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
                    call_cpu_s: float | None = None) -> dict[str, float]:
     """The rows of prefill_time for ``batch`` prompts of the scenario's prompt length (or
     ``prompt_tokens`` new tokens after ``cached_tokens`` cached ones, at EP ``ep``: the disaggregated
-    prefill pool); the reference gives the total and the full and last chunks' terms."""
+    prefill pool); the reference gives the total and the full and last chunks' terms. Each chunk's
+    scheduler call costs ``call_cpu_s``, by default the row srv_prefill_call_cpu_s, as on the sheet."""
     inf = ctx.s.inference
     shape = model_shape(ctx.model)
     ep_used = inf.ep if ep is None else ep
@@ -57,7 +58,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
               ep_nodes=ep_nodes(ctx, ep_used), ep_overlap_frac=ep_overlap_frac(ctx))
     S = float(inf.prompt_tokens if prompt_tokens is None else prompt_tokens)
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
-                            call_cpu_s=call_cpu_s,
+                            call_cpu_s=ctx.q["srv_prefill_call_cpu_s"] if call_cpu_s is None else call_cpu_s,
                             **kw)
     T, n = total["tokens"], total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
@@ -111,10 +112,8 @@ def compute(ctx: Context) -> dict[str, float]:
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = shape.layers * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar)
     call = decode(ctx, 1.0, 1.0)
-    call_cpu = pt.prefill_call_cpu_s(shape, hw=hw, engine=eng, tp=inf.tp, ep=inf.ep,
-                                     redundant_experts=inf.redundant_experts, weight_precision=inf.weight_precision,
-                                     ep_nodes=ep_nodes(ctx), ep_overlap_frac=ep_overlap_frac(ctx))
-    pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens))
+    call_cpu = pt.call_cpu_from_step_s(eng, one_request_gpu_s=call["gpu_s"])
+    pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens), call_cpu_s=call_cpu)
     a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=ep_nodes(ctx))
     t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
     return {

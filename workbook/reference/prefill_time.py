@@ -240,7 +240,15 @@ def prefill_call_cpu_s(shape: ModelShape, *, hw: dict, engine: Any, tp: int = 1,
     one = decode_step(shape, batch=1, context_tokens=1, hw=hw, engine=engine, tp=tp, ep=ep,
                       redundant_experts=redundant_experts, weight_precision=weight_precision, ep_nodes=ep_nodes,
                       ep_overlap_frac=ep_overlap_frac)
-    return engine.cpu_overhead_frac * engine.scheduler_steps * one["gpu_s"]
+    return call_cpu_from_step_s(engine, one_request_gpu_s=one["gpu_s"])
+
+
+def call_cpu_from_step_s(engine: Any, *, one_request_gpu_s: float) -> float:
+    """c_cpu·n_steps·t_gpu,1 for an engine that prefills in separate steps, else 0 (prefill_call_cpu_s, given
+    the GPU time of the one-request decode step)."""
+    if engine.prefill_mode != "separate":
+        return 0.0
+    return engine.cpu_overhead_frac * engine.scheduler_steps * one_request_gpu_s
 
 
 def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: Any, batch: float = 1,
