@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 
 DEFAULT_WIDTH = 8.43  # Excel's default column width (characters of the default font)
@@ -28,22 +29,11 @@ HEADER_STYLE = "header"
 _BREAK = re.compile(r"(?<=[ \-/])")  # where Excel and LibreOffice may wrap: after a space, hyphen, slash
 
 
+@lru_cache(maxsize=200_000)  # a sheet is sized from the same texts many times (a build measures ~150,000)
 def text_px(text: str, size: int = 10, bold: bool = False) -> float:
     """Pixels *text* takes on one line (Calibri at 96 dpi)."""
-    key = (text, size, bold)
-    px = _PX.get(key)
-    if px is None:
-        em = sum(map(_EM.get, text, repeat(AVERAGE_EM, len(text))))  # the characters' widths, in order
-        px = em * size * 96 / 72 * (BOLD if bold else 1.0)
-        if len(_PX) >= _PX_MAX:
-            _PX.clear()
-        _PX[key] = px
-    return px
-
-
-#: (text, size, bold) -> text_px: a sheet is sized from the same texts many times (a build measures ~150,000)
-_PX: dict[tuple[str, int, bool], float] = {}
-_PX_MAX = 200_000
+    em = sum(map(_EM.get, text, repeat(AVERAGE_EM, len(text))))  # the characters' widths, in order
+    return em * size * 96 / 72 * (BOLD if bold else 1.0)
 
 
 def line_pt(size: int) -> float:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+
+#: entries a value cache keeps (the least recently used go first)
+_CACHE_MAX = 200_000
 
 #: Excel formats that show a count in thousands-scaled magnitudes (the cell keeps the number)
 TERA_FMT = '0.0,,,," T"'
@@ -54,22 +58,12 @@ class Decimals:
         return f"{self.prefix}{base}" + ("." + "0" * dec if dec > 0 else "") + ("%" if self.percent else "")
 
 
+@lru_cache(maxsize=_CACHE_MAX)  # a row's values recur across scenarios and rows
 def _decimals(v: float, sig: int) -> int:
     """Decimals that show *v* (> 0) with *sig* significant digits, or fewer if it has fewer."""
-    key = (v, sig)
-    dec = _DECIMALS.get(key)
-    if dec is None:
-        want = sig - 1 - math.floor(math.log10(v))
-        has = next((k for k in range(0, 10) if abs(round(v, k) - v) <= 1e-9 * v), 10)
-        dec = max(0, min(want, has))
-        if len(_DECIMALS) >= _SHOWN_MAX:
-            _DECIMALS.clear()
-        _DECIMALS[key] = dec
-    return dec
-
-
-#: (value, significant digits) -> _decimals (a row's values recur across scenarios and rows)
-_DECIMALS: dict[tuple[float, int], int] = {}
+    want = sig - 1 - math.floor(math.log10(v))
+    has = next((k for k in range(0, 10) if abs(round(v, k) - v) <= 1e-9 * v), 10)
+    return max(0, min(want, has))
 
 
 @dataclass(frozen=True)
@@ -148,27 +142,18 @@ def render(fmt: str, value: float) -> str:
     """*value* as Excel shows it under *fmt* (the formats this package builds, and General)."""
     if fmt in ("", "General"):
         return f"{value:.10g}"
-    pick = _PICKERS.get(fmt)
-    if pick is None:
-        pick = _PICKERS[fmt] = _picker(fmt)
     if type(value) is not float or value == 0 or value != value:  # 0.0 and -0.0 are equal keys; NaN no key
-        return pick(value)
-    key = (fmt, value)
-    shown = _SHOWN.get(key)
-    if shown is None:
-        if len(_SHOWN) >= _SHOWN_MAX:
-            _SHOWN.clear()
-        shown = _SHOWN[key] = pick(value)
-    return shown
+        return _picker(fmt)(value)
+    return _shown(fmt, value)
 
 
-#: format -> its renderer (the format parsed once: the build renders about 15,000 values under 100 formats)
-_PICKERS: dict[str, Callable[[float], str]] = {}
-#: (format, value) -> the text (rows repeat values across the scenarios); cleared when it holds _SHOWN_MAX
-_SHOWN: dict[tuple[str, float], str] = {}
-_SHOWN_MAX = 200_000
+@lru_cache(maxsize=_CACHE_MAX)  # rows repeat values across the scenarios
+def _shown(fmt: str, value: float) -> str:
+    """render(fmt, value) for a non-zero float, kept."""
+    return _picker(fmt)(value)
 
 
+@lru_cache(maxsize=None)  # the format parsed once: the build renders about 15,000 values under 100 formats
 def _picker(fmt: str) -> Callable[[float], str]:
     """render(fmt, .) with the format's sections parsed: the section a value takes, and its sign."""
     sections = _sections(fmt)
