@@ -5,6 +5,8 @@ an arrival rate x2 in the plan column breaks its TPOT check live."""
 
 from __future__ import annotations
 
+import re
+
 import subprocess
 from pathlib import Path
 
@@ -213,6 +215,7 @@ def test_a_blank_input_reads_input_error_on_the_plan_sheets_never_an_error_value
     shutil.copyfile(xlsx, edited)
     b = EditBook(edited)
     b.plan("inference.prompt_tokens", 0, None)
+    b.plan("inference.prompt_tokens", 1, None)  # the compared plan too: then no figure of the sheet stands
     b.save()
     values = recalculate_many([edited], "libreoffice")[edited]
     plan_sheets = ("Recommendation", "Cost Breakdown", "Assumptions")
@@ -221,3 +224,14 @@ def test_a_blank_input_reads_input_error_on_the_plan_sheets_never_an_error_value
     rec = {k: v for k, v in shown.items() if k[0] == "Recommendation"}
     assert sum(v == INPUT_ERROR_TEXT for v in rec.values()) >= 10
     assert "h800" in rec.values() and 2000 in rec.values()  # the GPU and the TTFT target: inputs, as typed
+    # every figure that is not an input shown as typed reads "input error": none keeps a plausible number
+    # (the monthly cost and the year table were computed beside the guarded links and showed numbers)
+    import openpyxl
+
+    ws = openpyxl.load_workbook(xlsx)["Recommendation"]
+    computed = [c.coordinate for row in ws.iter_rows() for c in row  # formulas reading a sheet other than Plan
+                if isinstance(c.value, str) and c.value.startswith("=")
+                and "!" in re.sub(r"Plan![$A-Z0-9]+", "", c.value)]
+    assert len(computed) >= 30
+    assert {k: values[("Recommendation", k)] for k in computed
+            if values[("Recommendation", k)] != INPUT_ERROR_TEXT} == {}

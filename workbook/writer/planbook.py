@@ -42,14 +42,19 @@ def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[di
     """A link to row *name* of scenario column *i*. A calculated figure reads "input error" while an input of the
     column is in error (as on the Summary): a blank input would otherwise show an error value or a plausible 0.
     Links to the Plan inputs themselves stay plain."""
-    from workbook.writer.summary import INPUT_ERROR_TEXT
-
     value = results[i].get(name) if cached is None else cached
     fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
     ref = _ref(w, name, i)
-    formula = "=" + ref if w.book.layout.rows[name][0] == "Plan" else \
-        f'=IF(MIN(1,{_ref(w, "input_errors_count", i)})=1,"{INPUT_ERROR_TEXT}",{ref})'
+    formula = "=" + ref if w.book.layout.rows[name][0] == "Plan" else guarded(w, ref, i)
     w.formula(sheet, row, col, formula, value if value is not None else "", "link", key=name, num_format=fmt)
+
+
+def guarded(w: Writer, expr: str, i: int) -> str:
+    """A formula that shows *expr* (a calculated figure of scenario column *i*), or "input error" while an input
+    of the column is in error (as on the Summary)."""
+    from workbook.writer.summary import INPUT_ERROR_TEXT
+
+    return f'=IF(MIN(1,{_ref(w, "input_errors_count", i)})=1,"{INPUT_ERROR_TEXT}",{expr})'
 
 
 def _header(w: Writer, sheet: str, heads: tuple[str, ...], widths: tuple[int, ...]) -> None:
@@ -180,7 +185,7 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
         for col, (_, series) in enumerate(columns, start=1):
             name = names[series][j]
             if name is not None:  # capex: the one-off in year 1 only
-                w.formula(sheet, row, col, "=" + _ref(w, name, i), results[i][name], "link", key=name,
+                w.formula(sheet, row, col, guarded(w, _ref(w, name, i), i), results[i][name], "link", key=name,
                           num_format=fmts[series])
     w.fit_columns(sheet, 1, len(columns), 12, 18)
     return row

@@ -96,11 +96,12 @@ def serves(plan) -> bool:
 
 def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: int) -> None:
     from workbook.planner.serving_search import HOURS_PER_MONTH
-    from workbook.writer.planbook import _ref
+    from workbook.writer.planbook import _ref, guarded
 
     v = results[i]["infer_hourly_cost_usd"] * HOURS_PER_MONTH
-    w.formula(sheet, row, col, f"={_ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year", v,
-              "link", key="infer_monthly_cost_usd", num_format=styles.number_format("USD", [v]))
+    month = f"{_ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year"
+    w.formula(sheet, row, col, guarded(w, month, i), v, "link", key="infer_monthly_cost_usd",
+              num_format=styles.number_format("USD", [v]))
 
 
 def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int) -> int:
