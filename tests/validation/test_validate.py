@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -216,3 +217,23 @@ def test_shipped_step_time_points_pass_at_15_percent():
     assert files >= {"korthikanti-gpt3-175b", "megatron-ptdp-gpt3-175b", "llama3-405b-h100"}
     assert all(r.tolerance == 0.15 for r in results)
     assert all(r.passed for r in results), [(r.point, r.error_frac) for r in results if not r.passed]
+
+
+_VERDICT = re.compile(r"^(Not matched|Matched) \(([+-]\d+(?:\.\d+)?)%")
+
+
+def test_shipped_notes_state_each_points_verdict_and_error_as_run_today():
+    """A shipped point that fails says so first ("Not matched (+x.x%"), and a note that opens with a
+    verdict ("Matched (" / "Not matched (") quotes today's error to one decimal: notes cannot go stale
+    when the model moves a point."""
+    stale = []
+    for r in validate(SHIPPED):
+        m = _VERDICT.match(r.notes)
+        if not r.passed and (m is None or m.group(1) != "Not matched"):
+            stale.append(f"{r.point}: fails ({r.error_frac:+.1%}) but its notes do not open with 'Not matched ('")
+        elif m is not None:
+            if (m.group(1) == "Matched") != r.passed:
+                stale.append(f"{r.point}: notes say {m.group(1)!r}, the run {'passes' if r.passed else 'fails'}")
+            elif abs(float(m.group(2)) - 100 * r.error_frac) > 0.051:
+                stale.append(f"{r.point}: notes quote {m.group(2)}%, the run gives {100 * r.error_frac:+.2f}%")
+    assert not stale, stale
