@@ -184,10 +184,10 @@ def points() -> tuple[dict, ...]:
     H800_GPUS_PER_NODE = CATALOG.gpu("h800").gpus_per_node
     out.append(_pt("deepseek-decode-node", "disaggregated: decode output tok/s per node at 21 tok/s/user "
                    f"(batch {pools['decode_batch_per_rank']:.0f}/GPU)", "tokens/s", DS_NODE_OUT_TOK_PER_S,
-                   pools["decode_tokens_per_s_per_node"], 0.30, "open-infra-index day 6"))
+                   pools["decode_tokens_per_s_per_node_in_service"], 0.30, "open-infra-index day 6"))
     out.append(_pt("deepseek-prefill-node", "disaggregated: prefill input tok/s per node, EP32, 56.3% cache hits "
                    f"({pools['prefill_prompts_per_step']:.0f} prompts/step)", "tokens/s", DS_NODE_IN_TOK_PER_S,
-                   pools["prefill_input_tokens_per_s_per_node"], 0.30, "open-infra-index day 6"))
+                   pools["prefill_input_tokens_per_s_per_node_in_service"], 0.30, "open-infra-index day 6"))
     b_pub = DS_NODE_OUT_TOK_PER_S / H800_GPUS_PER_NODE / DS_USER_TOK_PER_S
     d_pub = dt.decode_step(DSV3, batch=b_pub, context_tokens=DS_KV_LEN, hw=H800, engine=ds, **kw)
     out.append(_pt("deepseek-decode-tpot", f"TPOT at the published batch ({b_pub:.0f}/GPU = 14.8k/8/21)", "ms",

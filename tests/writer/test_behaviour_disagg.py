@@ -107,3 +107,19 @@ def test_blank_layout_is_an_input_error(rc, layout):
     cell = layout.cell("Plan", "inference.disaggregated", SC)
     assert r.get("Checks", "scenario_status", SC) == f"INPUT ERROR: Plan!{cell} Disaggregated serving"
     assert r.errors("Cover", "Summary", "Checks") == {}
+
+
+def test_per_node_figures_in_service_count_the_pools_idle_time(rc):
+    """DeepSeek's per-node figures divide the day's tokens by the nodes in service: rate x tokens / pool
+    nodes, at most the busy rate of a node (the prefill pool is sized above its work)."""
+    r = rc["disagg"]
+    ref = _reference()
+    for row, key, busy in (("srv_dis_pf_input_tokens_per_s_per_node_in_service",
+                            "prefill_input_tokens_per_s_per_node_in_service", "srv_dis_pf_input_tokens_per_s_per_node"),
+                           ("srv_dis_dec_tokens_per_s_per_node_in_service", "decode_tokens_per_s_per_node_in_service",
+                            "srv_dis_dec_tokens_per_s_per_node")):
+        assert math.isclose(r.get("Inference", row, SC), ref[key], rel_tol=1e-9), row
+        assert r.get("Inference", row, SC) <= r.get("Inference", busy, SC) * (1 + 1e-9), row
+    nodes = r.get("Inference", "srv_dis_pf_gpus", SC) / 8
+    assert math.isclose(r.get("Inference", "srv_dis_pf_input_tokens_per_s_per_node_in_service", SC),
+                        RATE * 4096 / nodes, rel_tol=1e-12)

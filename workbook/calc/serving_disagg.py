@@ -103,6 +103,10 @@ QUANTITIES = [
     Q("srv_dis_nodes", "nodes", "Nodes of both pools", _S),
     Q("srv_dis_tokens_per_s", "tokens/s", "Output tokens/s the pools serve (rate x O)", _S),
     Q("srv_dis_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU over both pools", _S),
+    Q("srv_dis_pf_input_tokens_per_s_per_node_in_service", "tokens/s", "Prefill pool input tokens/s per node in "
+      "service at the load (rate x prompt tokens / prefill nodes; idle time counted)", _S),
+    Q("srv_dis_dec_tokens_per_s_per_node_in_service", "tokens/s", "Decode pool output tokens/s per node in "
+      "service at the load (rate x output tokens / decode nodes; idle time counted)", _S),
 ]
 
 
@@ -222,5 +226,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_dis_nodes": res["total_gpus"] / gpn,
         "srv_dis_tokens_per_s": res["output_tokens_per_s"],
         "srv_dis_tokens_per_s_per_gpu": res["output_tokens_per_s_per_gpu"],
+        "srv_dis_pf_input_tokens_per_s_per_node_in_service": res["prefill_input_tokens_per_s_per_node_in_service"],
+        "srv_dis_dec_tokens_per_s_per_node_in_service": res["decode_tokens_per_s_per_node_in_service"],
     })
     return out

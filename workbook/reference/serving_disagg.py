@@ -37,6 +37,12 @@ the target, capped by the rank's KV pool (closed form below; serving_load.max_de
 Closed form of b: t_d is linearised on [b0, 2·b0], t_d ~ a + s·b, and b = (T − a)/s, clipped to
 [1, cap]; b0 starts at cap/2 and is re-taken at max(1, b/2) a fixed number of times (``refinements``; no
 convergence loop). The pool runs floor(b) requests, one fewer if that still misses the target. Total GPUs = both pools; cost per 1M output tokens = GPUs·price/(lambda·O·3600/1e6).
+
+Per node in service (what DeepSeek's day-6 figures count: the day's tokens over the nodes serving, idle
+or not; 608e9/86,400/73.7k + 168e9/86,400/14.8k = 226.9 nodes against its 226.75 average occupancy):
+
+    prefill input tok/s per node in service = lambda·S_in / (prefill GPUs / GPUs per node)
+    decode output tok/s per node in service = lambda·O / (decode GPUs / GPUs per node)
 """
 
 from __future__ import annotations
@@ -231,5 +237,7 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
         "arrival_rate_per_s": lam,
         "output_tokens_per_s": out_tok,
         "output_tokens_per_s_per_gpu": out_tok / gpus,
+        "prefill_input_tokens_per_s_per_node_in_service": lam * prompt_tokens / (n_p * g_p / gpn),
+        "decode_tokens_per_s_per_node_in_service": out_tok / (n_d * g_d / gpn) if n_d > 0 else 0.0,
         "cost_usd_per_1M_output_tokens": gpus * gpu_hour_usd / (thr * 3600.0 / 1e6),
     }

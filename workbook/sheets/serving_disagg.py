@@ -111,4 +111,8 @@ ITEMS = {
     "srv_dis_nodes": "={srv_dis_gpus}/{gpu_gpus_per_node}",
     "srv_dis_tokens_per_s": f"={_LAM}*{{inference.output_tokens}}",
     "srv_dis_tokens_per_s_per_gpu": "={srv_dis_tokens_per_s}/{srv_dis_gpus}",
+    "srv_dis_pf_input_tokens_per_s_per_node_in_service": f"={_LAM}*{{inference.prompt_tokens}}"
+    "/({srv_dis_pf_gpus}/{gpu_gpus_per_node})",
+    "srv_dis_dec_tokens_per_s_per_node_in_service": "=IF({srv_dis_dec_gpus}>0,{srv_dis_tokens_per_s}"
+    "/({srv_dis_dec_gpus}/{gpu_gpus_per_node}),0)",
 }
