@@ -210,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     v = sub.add_parser("verify", help="recalculate a workbook and compare it with the reference")
     v.add_argument("path", type=Path, metavar="FILE.xlsx")
-    v.add_argument("--engine", choices=["formulas", "libreoffice", "all"], default="all")
+    v.add_argument("--engine", choices=["formulas", "libreoffice", "gnumeric", "all"], default="all",
+                   help="all = every installed engine, run concurrently (gnumeric follows Excel: docs/excel-compatibility.md)")
     v.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     v.set_defaults(func=cmd_verify)
 

@@ -4,7 +4,9 @@ Two independent engines recompute every formula cell, ignoring the cached
 values the writer stored:
 
 * ``"formulas"``: the pure-Python ``formulas`` package (test-only dependency);
-* ``"libreoffice"``: LibreOffice headless with a forced-recalc profile.
+* ``"libreoffice"``: LibreOffice headless with a forced-recalc profile;
+* ``"gnumeric"``: Gnumeric's ``ssconvert --recalc``, the engine that follows Excel where LibreOffice
+  and ``formulas`` do not (``0^0`` is ``#NUM!``; docs/excel-compatibility.md).
 
 Usage::
 
@@ -20,24 +22,28 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import formulas_engine, libreoffice
+from . import formulas_engine, gnumeric, libreoffice
+from .gnumeric import gnumeric_version
 from .libreoffice import libreoffice_version
 from .values import ERROR_STRINGS, EngineError, Values, formula_cells, is_error
 
 FORMULAS = "formulas"
 LIBREOFFICE = "libreoffice"
-ENGINES = (FORMULAS, LIBREOFFICE)
+GNUMERIC = "gnumeric"
+ENGINES = (FORMULAS, LIBREOFFICE, GNUMERIC)
 
 __all__ = [
     "ENGINES",
     "ERROR_STRINGS",
     "EngineError",
     "FORMULAS",
+    "GNUMERIC",
     "LIBREOFFICE",
     "Values",
     "available_engines",
     "engine_version",
     "formula_cells",
+    "gnumeric_version",
     "is_error",
     "libreoffice_version",
     "recalculate",
@@ -52,6 +58,8 @@ def available_engines() -> list[str]:
         out.append(FORMULAS)
     if libreoffice.available():
         out.append(LIBREOFFICE)
+    if gnumeric.available():
+        out.append(GNUMERIC)
     return out
 
 
@@ -65,6 +73,8 @@ def recalculate(path: Path | str, engine: str) -> Values:
     _check(engine)
     if engine == FORMULAS:
         return formulas_engine.recalculate(path)
+    if engine == GNUMERIC:
+        return gnumeric.recalculate(path)
     return libreoffice.recalculate(path)
 
 
@@ -78,6 +88,8 @@ def recalculate_many(paths: Iterable[Path | str], engine: str) -> dict[Path, Val
     paths = [Path(p) for p in paths]
     if engine == FORMULAS:
         return {p: formulas_engine.recalculate(p) for p in paths}
+    if engine == GNUMERIC:
+        return gnumeric.recalculate_many(paths)
     return libreoffice.recalculate_many(paths)
 
 
@@ -86,4 +98,6 @@ def engine_version(engine: str) -> str:
     _check(engine)
     if engine == FORMULAS:
         return formulas_engine.formulas_version()
+    if engine == GNUMERIC:
+        return gnumeric_version()
     return libreoffice_version()

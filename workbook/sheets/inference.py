@@ -8,6 +8,8 @@ Times are kept in ms on the sheet; FLOP/s = TFLOPS x c_tera, bytes/s = GB/s x c_
 
 from __future__ import annotations
 
+from workbook.sheets.excel_math import power_nonneg
+
 CONSTANTS = [
     ("infer_floor_eps", 1e-9, "sequences",
      "Tolerance added before rounding a batch count down (binary noise just below an integer)",
@@ -80,7 +82,7 @@ ITEMS = {
     "batch_fits_flag": f"=IF({_B}<={{max_batch_per_replica}},1,0)",
     # F8: E = (1 - a^(K+1)) / (1 - a), K+1 when a = 1 (E = 1 when K = 0)
     "spec_expected_tokens_per_step": "=IF({inference.spec_accept_rate}=1,{inference.spec_draft_tokens}+1,"
-    "(1-{inference.spec_accept_rate}^({inference.spec_draft_tokens}+1))/(1-{inference.spec_accept_rate}))",
+    f"(1-{power_nonneg('{inference.spec_accept_rate}', '{inference.spec_draft_tokens}+1')})/(1-{{inference.spec_accept_rate}}))",
     "spec_speedup_x": "={spec_expected_tokens_per_step}"
     "/(1+{inference.spec_draft_tokens}*{inference.spec_draft_params}/{params_active})",
     "spec_tpot_ms": "={tpot_ms}/{spec_speedup_x}",

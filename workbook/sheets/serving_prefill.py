@@ -5,6 +5,7 @@ workbook/calc/serving_prefill.py). :func:`prefill_items` writes the rows of one 
 from __future__ import annotations
 
 from workbook.reference import prefill_time as pt
+from workbook.sheets.excel_math import power_nonneg
 from workbook.sheets.serving_step import decode_items, distinct_share, ridge
 
 _TP = "{inference.tp}"
@@ -25,7 +26,7 @@ def moe_layout_formula(flag: str, ep: str) -> str:
     (prefill_time.moe_layout_bytes_per_token) at the EP flag and EP given as row references."""
     return (f"={flag}*{{moe_layers}}*({{model_top_k}}*(c_srv_moe_row_B_per_d*{{model_d_model}}"
             f"+c_srv_moe_row_B_per_ffn*{{model_expert_d_ff}})+c_srv_moe_recv_B_per_d*{{model_d_model}}*{ep}"
-            f"*(1-(1-1/{ep})^{{model_top_k}}))")
+            f"*(1-{power_nonneg(f'1-1/{ep}', '{model_top_k}')}))")
 
 
 def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
@@ -55,8 +56,8 @@ def alltoall_items(remote: str, other: str, per_token: str, *, flag: str, nodes:
     token, all MoE layers) of a prefill all-to-all (prefill_time.prefill_alltoall), at the EP flag, nodes
     and EP given as row references."""
     return {
-        remote: f"={flag}*({nodes}-1)*(1-(1-1/{nodes})^{{model_top_k}})",
-        other: f"={flag}*({ep}-1)*(1-(1-1/{ep})^{{model_top_k}})",
+        remote: f"={flag}*({nodes}-1)*(1-{power_nonneg(f'1-1/{nodes}', '{model_top_k}')})",
+        other: f"={flag}*({ep}-1)*(1-{power_nonneg(f'1-1/{ep}', '{model_top_k}')})",
         per_token: f"={flag}*{{moe_layers}}*{{model_d_model}}*c_srv_ep_bytes*MAX({{{remote}}}"
         f"/({{eff_nic_GBps_per_gpu}}*c_GB*{{eff_network_efficiency}}),{{{other}}}/({{st_link_GBps}}*c_GB"
         "*{eff_nvlink_efficiency}))",
