@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-libreoffice:
+libreoffice:  # LibreOffice and Gnumeric
 	bash scripts/install-libreoffice.sh
 
 calc: setup

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Install LibreOffice headless (Calc only) for the formula-recalculation tests.
+# Install LibreOffice headless (Calc only) and Gnumeric (ssconvert: the engine that follows Excel)
+# for the formula-recalculation tests.
 # Idempotent: does nothing if soffice is already on PATH. Debian/Ubuntu (apt) only.
 # Debian 12 gives LibreOffice 7.4.7 (about 90 MB download, under a minute);
 # see /work/shared/toolchain.md section 2.
@@ -13,7 +14,7 @@ print_version() {
 }
 
 existing=$(command -v soffice || command -v libreoffice || true)
-if [ -n "$existing" ] && command -v pdftotext >/dev/null 2>&1; then
+if [ -n "$existing" ] && command -v pdftotext >/dev/null 2>&1 && command -v ssconvert >/dev/null 2>&1; then
     echo "LibreOffice already installed: $existing"
     print_version "$existing"
     exit 0
@@ -37,7 +38,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    libreoffice-calc-nogui poppler-utils
+    libreoffice-calc-nogui poppler-utils gnumeric
 
 soffice_path=$(command -v soffice || command -v libreoffice || true)
 if [ -z "$soffice_path" ]; then
@@ -45,3 +46,4 @@ if [ -z "$soffice_path" ]; then
     exit 1
 fi
 print_version "$soffice_path"
+ssconvert --version | head -n 1

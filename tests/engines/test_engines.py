@@ -16,12 +16,13 @@ from workbook.engines import (
     recalculate,
     recalculate_many,
 )
-from workbook.engines import formulas_engine, libreoffice
+from workbook.engines import formulas_engine, gnumeric, libreoffice
 
 from .conftest import STALE, TINY_FORMULAS, VERSIONS, build_tiny, expected_tiny
 
 HAVE_SOFFICE = libreoffice.find_soffice() is not None
 HAVE_FORMULAS = formulas_engine.available()
+HAVE_GNUMERIC = gnumeric.available()
 
 ENGINE_PARAMS = [
     pytest.param(
@@ -31,6 +32,10 @@ ENGINE_PARAMS = [
     pytest.param(
         "libreoffice",
         marks=pytest.mark.skipif(not HAVE_SOFFICE, reason="soffice not found (scripts/install-libreoffice.sh)"),
+    ),
+    pytest.param(
+        "gnumeric",
+        marks=pytest.mark.skipif(not HAVE_GNUMERIC, reason="ssconvert not found (scripts/install-libreoffice.sh)"),
     ),
 ]
 
@@ -116,9 +121,10 @@ def test_other_errors_and_arrays(tmp_path, engine):
 
 def test_available_engines():
     avail = available_engines()
-    assert set(avail) <= {"formulas", "libreoffice"}
+    assert set(avail) <= {"formulas", "libreoffice", "gnumeric"}
     assert ("formulas" in avail) == HAVE_FORMULAS
     assert ("libreoffice" in avail) == HAVE_SOFFICE
+    assert ("gnumeric" in avail) == HAVE_GNUMERIC
 
 
 def test_unknown_engine(tiny_xlsx):
@@ -196,9 +202,14 @@ def test_shutil_which_is_used_first(monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("engine", ENGINE_PARAMS)
-def test_apostrophe_sheet(tmp_path, engine):
-    """A sheet name with an apostrophe (formulas' own ExcelModel gives #REF! there)."""
+def test_apostrophe_sheet(tmp_path, engine, request):
+    """A sheet name with an apostrophe (formulas' own ExcelModel gives #REF! there). Gnumeric 1.12.55 does
+    not read a reference to it (the formula comes back as text): one of Gnumeric's own deviations
+    (docs/excel-compatibility.md); the workbook's sheet names hold no apostrophe."""
     import xlsxwriter
+
+    if engine == "gnumeric":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="Gnumeric: 'Bob''s Sheet'!B1 is not parsed"))
 
     path = tmp_path / "bob.xlsx"
     wb = xlsxwriter.Workbook(str(path))
