@@ -13,7 +13,7 @@ from workbook.writer.layout import HEADER_ROW, value_col
 from workbook.writer.xlsx import Writer
 
 #: a cost in dollars, short: $119K, $34.6 M
-USD_LABEL = '[>=1E6]$#,##0.0,," M";[>=1E3]$#,##0," K";$#,##0'
+USD_LABEL = '[>=1000000]$#,##0.0,," M";[>=1000]$#,##0," K";$#,##0'
 ROW_PX = 20  # a default row (15 pt) in pixels
 LOG_SPAN = 100.0  # a series whose largest value is this many times its smallest gets a log axis
 

@@ -45,8 +45,8 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     heads = _row_range("Plan", HEADER_ROW, n)
     row = 3
     w.text(SHEET, row, 0, "Master check", "block", "label")
-    overall = (f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&INDEX({heads},MATCH(1,{flags},0))'
-               f'&": "&INDEX({status},MATCH(1,{flags},0)))')
+    overall = (f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&INDEX({heads},1,MATCH(1,{flags},0))'
+               f'&": "&INDEX({status},1,MATCH(1,{flags},0)))')
     failed = [r["scenario_failed_flag"] for r in results]
     w.formula(SHEET, row, 1, overall, overall_text(names, statuses, failed), "output", key="master_check_status")
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT, "bold": True})

@@ -81,11 +81,11 @@ class Magnitude:
         if nums and min(nums) >= 0:
             top = max(nums)
             if top >= 1e12:
-                return f"[>=1E12]{TERA_FMT};[>=1E9]{GIGA_FMT};#,##0"
+                return f"[>=1000000000000]{TERA_FMT};[>=1000000000]{GIGA_FMT};#,##0"
             if top >= 1e9:
-                return f"[>=1E9]{GIGA_FMT};[>=1E6]{MEGA_FMT};#,##0"
+                return f"[>=1000000000]{GIGA_FMT};[>=1000000]{MEGA_FMT};#,##0"
             if top >= 1e6:
-                return f"[>=1E6]{MEGA_FMT};#,##0"
+                return f"[>=1000000]{MEGA_FMT};#,##0"
         return self.small.pick(values)
 
 

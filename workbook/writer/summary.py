@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook.writer.charts import USD_LABEL
 from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, COL_UNIT, HEADER_ROW, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
 
@@ -197,10 +198,12 @@ def _chart(w: Writer, names: list[str]) -> None:
         "name": "Training cost",
         "categories": [SHEET, HEADER_ROW, value_col(0), HEADER_ROW, value_col(n - 1)],
         "values": [SHEET, row, value_col(0), row, value_col(n - 1)],
-        "data_labels": {"value": True, "num_format": "$#,##0,,\" M\""},
+        "data_labels": {"value": True, "num_format": USD_LABEL},
     })
-    chart.set_title({"name": "Training cost per scenario (log scale)"})
-    chart.set_x_axis({"log_base": 10, "num_format": "$#,##0", "name": "USD"})
+    # A linear axis from zero: a log axis over the "n/a" of a serving scenario (text plots as 0) makes Excel
+    # stop with "Negative or zero values cannot be plotted correctly on log charts" (the Excel lint's log-chart)
+    chart.set_title({"name": "Training cost per scenario"})
+    chart.set_x_axis({"min": 0, "num_format": USD_LABEL, "name": "USD"})
     chart.set_legend({"none": True})
     chart.set_size({"width": 760, "height": 340})
     w.ws[SHEET].insert_chart(lay.next_row[SHEET] + 2, 0, chart)

@@ -1,0 +1,1 @@
+"""Static checks of written workbooks (Excel compatibility)."""
