@@ -101,14 +101,17 @@ def assert_column_is_serving_plan(q: dict, p) -> None:
 
 
 def assert_book_passes_rules_and_verifies(xlsx: Path) -> None:
-    """Every workbook rule holds and `workbook verify` (both engines) passes, in a fresh process."""
+    """Every workbook rule holds, the Excel lint finds nothing, and `workbook verify` (every installed engine:
+    formulas, LibreOffice and Gnumeric) passes, in a fresh process."""
     import openpyxl
 
     from workbook.audit import rules
+    from workbook.lint.excel import lint_xlsx
 
     wb = openpyxl.load_workbook(xlsx)
     for rule in rules.ALL_RULES:
         assert rule(wb) == [], rule.__name__
+    assert [str(f) for f in lint_xlsx(xlsx)] == []
     run = subprocess.run([sys.executable, "-m", "workbook", "verify", str(xlsx)], capture_output=True, text=True)
     assert run.returncode == 0 and "OK" in run.stdout, run.stdout + run.stderr
 

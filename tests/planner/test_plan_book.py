@@ -89,9 +89,12 @@ def test_pdf_prints_the_plans_numbers_and_no_error_values(planned):
 
 
 def test_plan_workbook_passes_every_rule(planned):
+    from workbook.lint.excel import lint_xlsx
+
     wb = openpyxl.load_workbook(planned[0])
     for rule in rules.ALL_RULES:
         assert rule(wb) == [], rule.__name__
+    assert [str(f) for f in lint_xlsx(planned[0])] == []
 
 
 def test_plan_workbook_verifies_with_both_engines(planned):

@@ -31,10 +31,17 @@ import pytest
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.calc.checks import HARD, WARNINGS
 from workbook.engines import recalculate_many
+from workbook.engines import gnumeric
 from workbook.engines.libreoffice import find_soffice
 from workbook.writer.layout import CALC_SHEETS
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+
+#: every edit is recalculated by both engines that recalculate a file as a whole: LibreOffice, and Gnumeric,
+#: which follows Excel where LibreOffice does not (docs/excel-compatibility.md)
+ENGINES = [pytest.param("libreoffice", id="libreoffice"),
+           pytest.param("gnumeric", id="gnumeric",
+                        marks=pytest.mark.skipif(not gnumeric.available(), reason="ssconvert not installed"))]
 
 REL = 1e-9
 LABEL = {n: label for n, label, *_ in HARD + WARNINGS}
@@ -232,15 +239,15 @@ def _(b, cat):
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
-def _make_and_recalculate(jobs: list[tuple[str, str, str]]) -> dict[str, dict | str]:
-    """Worker: make each edited copy (edit name, source, destination), then recalculate them all with
-    one LibreOffice start. Returns {edit name: recalculated values, or the text of the edit's error}."""
+def _make_copies(jobs: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Worker: make each edited copy (edit name, source, destination). Returns {edit name: the copy's path,
+    or the text of the edit's error}."""
     import traceback
 
     from workbook.catalog import load_catalog
 
     catalog = load_catalog()
-    paths, out = {}, {}
+    out = {}
     for name, src, dst in jobs:
         try:
             shutil.copyfile(src, dst)
@@ -249,12 +256,17 @@ def _make_and_recalculate(jobs: list[tuple[str, str, str]]) -> dict[str, dict | 
                 book = EditBook(dst)
                 fn(book, catalog)
                 book.save()
-            paths[name] = Path(dst)
+            out[name] = dst
         except Exception:  # reported by the tests that use this edit, not by every test
-            out[name] = traceback.format_exc()
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    out.update({name: values[path] for name, path in paths.items()})
+            out[name] = "ERROR " + traceback.format_exc()
     return out
+
+
+def _recalculate(job: tuple[str, dict[str, str]]) -> dict[str, dict]:
+    """Worker: recalculate the copies {edit name: path} with one engine (LibreOffice: one start)."""
+    engine, paths = job
+    values = recalculate_many([Path(p) for p in paths.values()], engine)
+    return {name: values[Path(p)] for name, p in paths.items()}
 
 
 class Recalculated(dict):
@@ -273,15 +285,30 @@ def layout(built):
     return Layout(built[0])
 
 
+def _chunks(items: list, n: int = WORKERS) -> list[list]:
+    return [items[k::n] for k in range(n) if items[k::n]]
+
+
 @pytest.fixture(scope="module")
-def rc(built, layout, tmp_path_factory) -> Recalculated:
-    """{edit name: its recalculated copy}. The copies are split over WORKERS processes."""
+def edited(built, tmp_path_factory) -> dict[str, str]:
+    """{edit name: path of its edited copy (or "ERROR" and the traceback)}, made once for both engines."""
     folder = tmp_path_factory.mktemp("behaviour")
     jobs = [(name, str(built[0]), str(folder / f"{name}.xlsx")) for name in EDITS]
-    chunks = [jobs[k::WORKERS] for k in range(WORKERS) if jobs[k::WORKERS]]
+    chunks = _chunks(jobs)
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(_make_and_recalculate, chunks))
-    return Recalculated({name: v for part in parts for name, v in part.items()}, layout)
+        return {name: p for part in pool.map(_make_copies, chunks) for name, p in part.items()}
+
+
+@pytest.fixture(scope="module", params=ENGINES)
+def rc(request, edited, layout) -> Recalculated:
+    """{edit name: its recalculated copy}, in LibreOffice and in Gnumeric (the engine that follows Excel).
+    The copies are split over WORKERS processes."""
+    made = [(n, p) for n, p in edited.items() if not p.startswith("ERROR ")]
+    chunks = [(request.param, dict(c)) for c in _chunks(made)]
+    with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
+        values = {name: v for part in pool.map(_recalculate, chunks) for name, v in part.items()}
+    values.update({n: p[len("ERROR "):] for n, p in edited.items() if p.startswith("ERROR ")})
+    return Recalculated(values, layout)
 
 
 @pytest.fixture(scope="module")

@@ -16,6 +16,8 @@ from workbook.verify import verify
 
 HAVE_LO = "libreoffice" in available_engines()
 needs_lo = pytest.mark.skipif(not HAVE_LO, reason="LibreOffice not installed (CI installs it)")
+HAVE_GN = "gnumeric" in available_engines()
+needs_gn = pytest.mark.skipif(not HAVE_GN, reason="Gnumeric not installed (CI installs it)")
 
 
 def _assert_ok(report):
@@ -31,6 +33,27 @@ def test_verify_default_with_libreoffice(built):
     report = verify(built[0], ["libreoffice"])
     _assert_ok(report)
     assert report.cells_checked > 1000
+
+
+@needs_gn
+def test_verify_default_with_gnumeric_the_engine_that_follows_excel(built):
+    """Every cell equal to the reference and no error value in the engine whose 0^0 is #NUM! as in Excel."""
+    report = verify(built[0], ["gnumeric"])
+    _assert_ok(report)
+    assert report.cells_checked > 1000
+
+
+def test_default_workbook_passes_the_excel_lint(built):
+    from workbook.lint.excel import lint_xlsx
+
+    assert [str(f) for f in lint_xlsx(built[0])] == []
+
+
+def test_default_workbook_is_valid_office_2010_open_xml(built):
+    """The Open XML SDK's schema and semantic rules (openxml-audit, a pure-Python port), Office 2010 level."""
+    audit = pytest.importorskip("openxml_audit")
+    result = audit.OpenXmlValidator(file_format=audit.FileFormat.OFFICE_2010).validate(str(built[0]))
+    assert result.is_valid, [str(e) for e in result.errors[:10]]
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +99,17 @@ def test_verify_random_with_libreoffice(random_book):
     _assert_ok(verify(random_book[0], ["libreoffice"]))
 
 
+@needs_gn
+def test_verify_random_with_gnumeric(random_book):
+    _assert_ok(verify(random_book[0], ["gnumeric"]))
+
+
+def test_random_workbook_passes_the_excel_lint(random_book):
+    from workbook.lint.excel import lint_xlsx
+
+    assert [str(f) for f in lint_xlsx(random_book[0])] == []
+
+
 def test_verify_random_with_formulas_engine(random_book):
     _assert_ok(verify(random_book[0], ["formulas"]))
 
@@ -119,7 +153,7 @@ def test_live_edits_recompute_in_libreoffice(built, tmp_path):
     assert rb.scenarios[0].gpu == "h100" and rb.scenarios[0].cost.gpu_hour_usd == 9.5
 
 
-@pytest.mark.parametrize("engine", ["formulas"] + (["libreoffice"] if HAVE_LO else []))
+@pytest.mark.parametrize("engine", ["formulas"] + (["libreoffice"] if HAVE_LO else []) + (["gnumeric"] if HAVE_GN else []))
 def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine):
     path = tmp_path / "tampered.xlsx"
     wb = openpyxl.load_workbook(built[0])
