@@ -41,6 +41,7 @@ class LoadedFile:
     path: Path
     description: str
     cases: list[Case] = field(default_factory=list)
+    publication: str = ""  # the cross-validation group: the file's `publication`, else the file stem
 
 
 def default_files(folder: str | Path | None = None) -> list[Path]:
@@ -155,7 +156,7 @@ def load_validation_file(path: str | Path, catalog=None, registry: dict | None =
     except ValidationError as exc:
         raise to_input_error(exc, file=file, lines=lines, model=ValidationFile) from None
     registry = registry if registry is not None else calc_registry()
-    out = LoadedFile(path=path, description=vf.description)
+    out = LoadedFile(path=path, description=vf.description, publication=vf.publication or path.stem)
     seen: dict[str, int] = {}
     for i, p in enumerate(vf.points):
         if p.point in seen:

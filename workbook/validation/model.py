@@ -63,5 +63,8 @@ class ValidationFile(_Strict):
     """A validation file: a scenario and the published points it is compared with."""
 
     description: str = Field("", max_length=4000)
+    publication: Optional[str] = Field(
+        None, pattern=POINT_ID, max_length=64,
+        description="the publication the points come from: the cross-validation group (default: the file stem)")
     scenario: dict[str, Any] = Field(..., description="inline scenario (catalog/scenarios/*.yaml format)")
     points: list[Point] = Field(..., min_length=1)
