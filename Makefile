@@ -24,8 +24,10 @@ calc: setup
 run: setup libreoffice
 	$(BIN)/workbook build -o out/ai-infra-workbook.xlsx
 	$(BIN)/workbook verify out/ai-infra-workbook.xlsx
+	$(BIN)/workbook lint out/ai-infra-workbook.xlsx
 	$(BIN)/workbook plan catalog/requests/17.9.4-70b-h800.yaml -o out/plans --force
 	$(BIN)/workbook plan catalog/requests/serve-70b-chat.yaml -o out/plans --force
+	$(BIN)/workbook lint out/plans/17.9.4-70b-h800.xlsx out/plans/serve-70b-chat.xlsx
 
 test: setup libreoffice
 	$(BIN)/python -m pytest -q -n 2

@@ -113,6 +113,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    from workbook.lint.__main__ import main as lint_main
+
+    return lint_main([str(p) for p in args.paths])
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from workbook.engines import ENGINES, available_engines
     from workbook.verify import print_report, verify
@@ -214,6 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="all = every installed engine, run concurrently (gnumeric follows Excel: docs/excel-compatibility.md)")
     v.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     v.set_defaults(func=cmd_verify)
+
+    li = sub.add_parser("lint", help="check a workbook against Excel's limits and grammar (no engine needed)",
+                        description="The Excel-compatibility lint (docs/excel-compatibility.md): formula length, "
+                                    "nesting, ^ and POWER (0^0 is #NUM! in Excel), names that look like cells, "
+                                    "number-format conditions, log charts over text, ... Exit 1 on any finding. "
+                                    "Example: workbook lint out/ai-infra-workbook.xlsx")
+    li.add_argument("paths", nargs="+", type=Path, metavar="FILE.xlsx")
+    li.set_defaults(func=cmd_lint)
 
     val = sub.add_parser("validate", help="compare scenarios with published measurements (catalog/validation)")
     val.add_argument("files", nargs="*", type=Path, metavar="FILE.yaml",
