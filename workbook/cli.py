@@ -248,6 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--force", action="store_true", help="replace an existing plan workbook")
     pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     pl.set_defaults(func=cmd_plan)
+    from workbook.catalog.commands import add_parser as add_catalog_parser
+
+    add_catalog_parser(sub)
     return p
 
 
