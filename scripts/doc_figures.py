@@ -40,6 +40,12 @@ def plan_17_9_4_line() -> str:
     return "Recommended: " + _plan_line(_plan("17.9.4-70b-h800.yaml")["recommended"])
 
 
+def compare_17_9_4() -> str:
+    """Every GPU priced for reserved with a plan for the 17.9.4 request, cheapest first (docs/engineering.md)."""
+    rows = _plan("17.9.4-70b-h800.yaml")["compared"]
+    return "; ".join(f"{r['gpu']} x {r['plan']['num_gpus']} ${r['plan']['train_cost_usd']:,.0f}" for r in rows if r["plan"])
+
+
 def plan_mixtral() -> str:
     """The recommended plan and the alternatives of the shipped Mixtral request (docs/engineering.md)."""
     t = _plan("moe-mixtral-8x7b.yaml")
@@ -52,6 +58,7 @@ def plan_mixtral() -> str:
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
     "plan-17.9.4-line": ("docs/engineering.md", plan_17_9_4_line),
+    "compare-17.9.4": ("docs/engineering.md", compare_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
 }
 
