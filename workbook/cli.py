@@ -187,7 +187,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
+    p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook: live-formula "
+                                "capacity plans, checked against a Python reference and published measurements",
+                                epilog="example:\n  workbook plan catalog/requests/17.9.4-70b-h800.yaml -o out/plans\n"
+                                       "  workbook SUBCOMMAND --help", formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -251,6 +254,9 @@ def build_parser() -> argparse.ArgumentParser:
     from workbook.catalog.commands import add_parser as add_catalog_parser
 
     add_catalog_parser(sub)
+    from workbook.cli_help import finish
+
+    finish(p)
     return p
 
 
