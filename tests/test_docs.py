@@ -49,3 +49,11 @@ def test_readme_figures_are_marked_with_their_script() -> None:
     for key, (doc, _) in mod.FIGURES.items():
         if doc == "README.md":
             assert f"figure {key} (scripts/doc_figures.py)" in text, key
+
+
+def test_quantity_reference_is_generated_from_the_registry() -> None:
+    spec = importlib.util.spec_from_file_location("quantities_doc", ROOT / "scripts" / "quantities_doc.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert (ROOT / "docs" / "quantities.md").read_text(encoding="utf-8") == mod.render(), (
+        "docs/quantities.md is stale: PYTHONPATH=. python scripts/quantities_doc.py > docs/quantities.md")
