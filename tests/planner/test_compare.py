@@ -9,6 +9,7 @@ import pytest
 
 from workbook.catalog import load_catalog
 from workbook.planner.compare import report_lines
+from workbook.planner.outputs import markdown
 from workbook.planner.plan import plan_request
 from workbook.planner.request import load_request
 
@@ -18,10 +19,15 @@ AMD, BLACKWELL = {"mi300x", "mi325x"}, {"b200", "gb200"}
 
 
 @pytest.fixture(scope="module")
-def compared() -> list[dict]:
+def data() -> dict:
     req = load_request(ROOT / "catalog" / "requests" / "17.9.4-70b-h800.yaml", CATALOG)
     assert req.compare_priced_gpus and req.candidate_gpus == ["h800"]
-    return plan_request(req, CATALOG).data["training"]["compared"]
+    return plan_request(req, CATALOG).data
+
+
+@pytest.fixture(scope="module")
+def compared(data) -> list[dict]:
+    return data["training"]["compared"]
 
 
 def test_six_priced_gpus_with_an_amd_and_a_blackwell_plan(compared) -> None:
@@ -51,3 +57,10 @@ def test_assumed_factors_are_counted_and_printed(compared) -> None:
     lines = report_lines(compared, "reserved")
     assert lines[0].startswith("Compared with every catalogue GPU") and len(lines) == len(compared) + 1
     assert any("mi300x" in ln and "rests on" in ln for ln in lines)
+
+
+def test_the_markdown_lists_every_gpu(data, compared) -> None:
+    md = markdown(data, "Draft", "2026-12-03")
+    part = md[md.index("## Every catalogue GPU (reserved prices)"):]
+    for r in compared:
+        assert f"| {r['gpu']} |" in part
