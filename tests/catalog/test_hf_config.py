@@ -25,6 +25,7 @@ PUBLISHED = {
     "llama-3-70b.json": (70_553_706_496, None, "llama-3-70b"),     # GQA
     "mixtral-8x7b.json": (46_702_792_704, 12.9e9, "mixtral-8x7b"),  # MoE
     "deepseek-v3.json": (671e9, 37e9, "deepseek-v3"),               # MLA + MoE
+    "qwen1.5-moe-a2.7b.json": (14.3e9, 2.7e9, None),                 # Qwen-MoE: shared expert, QKV bias
 }
 ARCH = ["layers", "d_model", "d_ff", "n_heads", "n_kv_heads", "head_dim", "vocab", "tied_embeddings", "ffn",
         "attention", "qkv_bias", "norm", "norm_params_per_layer", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
@@ -43,7 +44,7 @@ def test_counts_within_one_percent_of_published(name: str) -> None:
     assert model_param_counts(m)["params_total"] == draft.derived_total
 
 
-@pytest.mark.parametrize("name", sorted(PUBLISHED))
+@pytest.mark.parametrize("name", sorted(n for n in PUBLISHED if PUBLISHED[n][2]))
 def test_architecture_equals_the_shipped_record(name: str) -> None:
     rec = model_from_config(CONFIGS / name).record
     shipped = CATALOG.model(PUBLISHED[name][2])

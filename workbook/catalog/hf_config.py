@@ -179,7 +179,7 @@ def model_from_config(path: str | Path, *, model_id: Optional[str] = None, name:
     if record["qkv_bias"] and "attention_bias" not in cfg:
         notes.append(f"qkv_bias true: {mtype} puts a bias on the Q, K and V projections (not stated in the config)")
     for skip in ("sliding_window", "rope_scaling", "quantization_config"):
-        if cfg.get(skip):
+        if cfg.get(skip) and not (skip == "sliding_window" and cfg.get("use_sliding_window") is False):
             notes.append(f"{skip} read but not used by the catalogue (no effect on the parameter count)")
     probe = Model.model_validate({**record, "published_params_total": 1.0,
                                   "published_params_active": 1.0 if record.get("moe") else None})
