@@ -193,7 +193,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook")
+    p = argparse.ArgumentParser(prog="workbook", description="AI-infrastructure planning workbook: live-formula "
+                                "capacity plans, checked against a Python reference and published measurements",
+                                epilog="example:\n  workbook plan catalog/requests/17.9.4-70b-h800.yaml -o out/plans\n"
+                                       "  workbook SUBCOMMAND --help", formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"workbook {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -263,6 +266,12 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--force", action="store_true", help="replace an existing plan workbook")
     pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
     pl.set_defaults(func=cmd_plan)
+    from workbook.catalog.commands import add_parser as add_catalog_parser
+
+    add_catalog_parser(sub)
+    from workbook.cli_help import finish
+
+    finish(p)
     return p
 
 

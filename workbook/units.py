@@ -185,6 +185,8 @@ FIELD_UNITS: dict[str, str] = {
     "n_heads": "heads",
     "n_kv_heads": "heads",
     "nic_GBps_per_gpu": "GB/s",
+    "purchase_usd_per_gpu": "USD",
+    "purchase_usd_per_server": "USD",
     # serving-engine profiles (catalog/engines.yaml)
     "memory_fraction": "fraction",
     "non_torch_GiB_tp1": "GiB",

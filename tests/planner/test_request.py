@@ -101,9 +101,9 @@ def test_request_level_rules(tmp_path):
 
 
 def test_candidate_gpu_needs_a_price_for_the_basis(tmp_path):
-    err = _error(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n")
+    err = _error(tmp_path, GOOD.replace("[h100]", "[l40s]") + "price_basis: reserved\n")
     assert err.field == "candidate_gpus[0]" and "no reserved price" in str(err)
-    assert load_request(_write(tmp_path, GOOD.replace("[h100]", "[b200]") + "price_basis: reserved\n"
+    assert load_request(_write(tmp_path, GOOD.replace("[h100]", "[l40s]") + "price_basis: reserved\n"
                                "gpu_hour_usd: 5\n"), CATALOG).gpu_hour_usd == 5
 
 

@@ -364,7 +364,7 @@ def test_efficiency_loader_errors_name_file_line_field(tmp_path):
     bad = GOOD.replace("gemm_efficiency: 0.7", "gemm_efficiency: 1.7")
     with pytest.raises(InputError) as e:
         load_efficiency(_write(tmp_path, bad))
-    assert "efficiency.yaml:4" in str(e.value) and "[0].gemm_efficiency" in str(e.value)
+    assert "efficiency.yaml:4" in str(e.value) and "h100.gemm_efficiency" in str(e.value)
     with pytest.raises(InputError) as e:
         load_efficiency(_write(tmp_path, GOOD.replace("  hbm_efficiency: 0.9\n", "")))
     assert "hbm_efficiency" in str(e.value) and "missing" in str(e.value)
@@ -373,7 +373,7 @@ def test_efficiency_loader_errors_name_file_line_field(tmp_path):
     assert "duplicate gpu 'h100'" in str(e.value)
     with pytest.raises(InputError) as e:
         load_efficiency(_write(tmp_path, GOOD.replace("gpu: h100", "gpu: h999")), gpu_ids=CATALOG.gpus)
-    assert "unknown GPU id 'h999'" in str(e.value) and "[0].gpu" in str(e.value)
+    assert "unknown GPU id 'h999'" in str(e.value) and "h999.gpu" in str(e.value)
     with pytest.raises(InputError) as e:
         load_efficiency(_write(tmp_path, GOOD), gpu_ids=["h100", "a100-80gb"])
     assert "no efficiency record for GPU a100-80gb" in str(e.value)

@@ -104,12 +104,12 @@ def _edited(tmp_path: Path, old: str, new: str) -> Path:
 
 @pytest.mark.parametrize("old, new, fragments", [
     ("  mfu_high: 0.575", "  mfu_high: 0.60", ["dense-multi-node-1k", "wider than the runs plus the margin",
-                                                "[1].mfu_high"]),
-    ("  mfu_low: 0.480", "  mfu_low: 0.51", ["leaves out a run", "[1].mfu_low"]),
-    ("      gpus: 280", "      gpus: 2800", ["outside 9-1024", "[1].runs[1].gpus"]),
-    ("  gpus_min: 1025", "  gpus_min: 1000", ["overlap row 'dense-multi-node-1k'", "[2].gpus_min"]),
-    ("      model: megatron-1t", "      model: megatron-2t", ["unknown model id 'megatron-2t'", "[1].runs[2].model"]),
-    ("      basis: step_time", "      basis: guess", ["[0].runs[0].basis"]),
+                                                "dense-multi-node-1k.mfu_high"]),
+    ("  mfu_low: 0.480", "  mfu_low: 0.51", ["leaves out a run", "dense-multi-node-1k.mfu_low"]),
+    ("      gpus: 280", "      gpus: 2800", ["outside 9-1024", "dense-multi-node-1k.runs[1].gpus"]),
+    ("  gpus_min: 1025", "  gpus_min: 1000", ["overlap row 'dense-multi-node-1k'", "dense-multi-node-4k.gpus_min"]),
+    ("      model: megatron-1t", "      model: megatron-2t", ["unknown model id 'megatron-2t'", "dense-multi-node-1k.runs[2].model"]),
+    ("      basis: step_time", "      basis: guess", ["dense-single-node.runs[0].basis"]),
 ])
 def test_bad_table_names_file_line_record_and_field(tmp_path, old, new, fragments):
     p = _edited(tmp_path, old, new)

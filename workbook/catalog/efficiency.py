@@ -37,9 +37,14 @@ def load_efficiency(path: str | Path | None = None, *,
         for i, gid in enumerate(records):
             if gid not in known:
                 raise InputError(f"unknown GPU id {gid!r} (not in gpus.yaml)", file=str(path),
-                                 line=line_of(lines, (i, "gpu")), field=f"[{i}].gpu",
+                                 line=line_of(lines, (i, "gpu")), field=f"{gid}.gpu",
                                  expected="one of " + ", ".join(known))
         missing = [g for g in known if g not in records]
         if missing:
-            raise InputError(f"no efficiency record for GPU {', '.join(missing)}", file=str(path), field="gpu")
+            raise InputError(
+                f"no efficiency record for GPU {', '.join(missing)}: every GPU of gpus.yaml needs one (the step-time "
+                "model's achieved fractions of its peak FLOP/s, HBM and link bandwidth, its NIC per GPU and "
+                "latencies); copy the record of the most similar GPU with `source: \"assumed: <that gpu's> "
+                "values ...\"` (plans then list it as an assumption) or run `workbook catalog add-gpu` for the "
+                "template", file=str(path), field="gpu")
     return records

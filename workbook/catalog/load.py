@@ -6,10 +6,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from workbook.catalog.models import Catalog, DefaultValue, Defaults, Gpu, Model
-from workbook.catalog.yamlio import line_of, load_yaml, to_input_error
+from workbook.catalog.problems import Problem, parameter_problems, raise_problems, record_label, record_problems
+from workbook.catalog.yamlio import line_of, load_yaml
 from workbook.errors import InputError
 
 #: the repository's catalog/ folder
@@ -19,26 +20,38 @@ R = TypeVar("R", bound=BaseModel)
 
 
 def load_records(path: str | Path, cls: type[R], id_field: str = "id") -> dict[str, R]:
-    """Validate a YAML list of records of one kind; id -> record. InputError on any problem."""
+    """Validate a YAML list of records of one kind; id -> record.
+
+    InputError on any problem, naming the file, the record by its id and the field, and listing every
+    problem of every record (unknown fields first, with the closest known name).
+    """
     path = Path(path)
     data, lines = load_yaml(path)
     if not isinstance(data, list):
         raise InputError("expected a list of records (lines starting with '- ')", file=str(path), line=1)
-    adapter = TypeAdapter(list[cls])
-    try:
-        records = adapter.validate_python(data)
-    except ValidationError as exc:
-        raise to_input_error(exc, file=str(path), lines=lines, model=list[cls]) from None
     out: dict[str, R] = {}
-    for i, rec in enumerate(records):
+    first_index: dict[str, int] = {}
+    problems: list[Problem] = []
+    for i, item in enumerate(data):
+        label = record_label(item, id_field, i)
+        if not isinstance(item, dict):
+            problems.append(Problem(line_of(lines, (i,)), label, "expected a record (a mapping of fields)"))
+            continue
+        try:
+            rec = cls.model_validate(item)
+        except ValidationError as exc:
+            problems += record_problems(exc, cls=cls, label=label, index=i, lines=lines)
+            continue
         rid = getattr(rec, id_field)
         if rid in out:
-            first = next(j for j, r in enumerate(records) if getattr(r, id_field) == rid)
-            raise InputError(
-                f"duplicate {id_field} {rid!r} (first on line {line_of(lines, (first, id_field))})",
-                file=str(path), line=line_of(lines, (i, id_field)), field=f"[{i}].{id_field}",
-            )
+            problems.append(Problem(
+                line_of(lines, (i, id_field)), f"{rid}.{id_field}",
+                f"duplicate {id_field} {rid!r} (first on line {line_of(lines, (first_index[rid], id_field))})"))
+            continue
         out[rid] = rec
+        first_index[rid] = i
+    problems.sort(key=lambda p: not p.unknown)
+    raise_problems(problems, str(path))
     return out
 
 
@@ -60,6 +73,7 @@ def _load(folder: Path) -> Catalog:
 
     gpus = load_records(folder / "gpus.yaml", Gpu)
     models = load_records(folder / "models.yaml", Model)
+    check_parameter_counts(folder / "models.yaml", models)
     defaults = load_records(folder / "defaults.yaml", DefaultValue, id_field="key")
     efficiency = load_efficiency(folder / EFFICIENCY_FILE, gpu_ids=gpus)  # one record per GPU
     mfu = load_mfu(folder / MFU_FILE, gpu_ids=gpus, model_ids=models)
@@ -68,6 +82,12 @@ def _load(folder: Path) -> Catalog:
     engines = load_engines(folder / ENGINES_FILE, gpu_ids=gpus) if (folder / ENGINES_FILE).exists() else None
     return Catalog(gpus=gpus, models=models, defaults=Defaults(records=defaults), efficiency=efficiency, mfu=mfu,
                    engines=engines)
+
+
+def check_parameter_counts(path: Path, models: dict[str, Model]) -> None:
+    """InputError when a model's published parameter count is more than 2 % off its architecture's."""
+    _, lines = load_yaml(path)
+    raise_problems(parameter_problems(models, lines, list(models)), str(path))
 
 
 def as_plain(obj: Any) -> Any:

@@ -28,7 +28,7 @@ __all__ = ["MFU_FILE", "MfuRow", "MfuRun", "load_mfu"]
 def _check_row(row: MfuRow, i: int, *, file: str, lines: dict) -> None:
     def fail(msg: str, field: str, expected: str | None = None) -> None:
         raise InputError(f"mfu row {row.id!r}: {msg}", file=file, line=line_of(lines, (i, field)),
-                         field=f"[{i}].{field}", expected=expected)
+                         field=f"{row.id}.{field}", expected=expected)
 
     if row.gpus_min > row.gpus_max:
         fail(f"gpus_min {row.gpus_min} above gpus_max {row.gpus_max}", "gpus_min")
@@ -48,7 +48,7 @@ def _check_row(row: MfuRow, i: int, *, file: str, lines: dict) -> None:
         if not row.gpus_min <= run.gpus <= row.gpus_max:
             raise InputError(f"mfu row {row.id!r}: run {run.point} on {run.gpus} GPUs is outside "
                              f"{row.gpus_min}-{row.gpus_max}", file=file, line=line_of(lines, (i, "runs", j, "gpus")),
-                             field=f"[{i}].runs[{j}].gpus")
+                             field=f"{row.id}.runs[{j}].gpus")
 
 
 def load_mfu(path: str | Path | None = None, *, gpu_ids: Optional[Iterable[str]] = None,
@@ -68,10 +68,10 @@ def load_mfu(path: str | Path | None = None, *, gpu_ids: Optional[Iterable[str]]
                 if ids is not None and getattr(run, kind) not in ids:
                     raise InputError(f"mfu row {row.id!r}: unknown {kind} id {getattr(run, kind)!r}",
                                      file=str(path), line=line_of(lines, (i, "runs", j, kind)),
-                                     field=f"[{i}].runs[{j}].{kind}", expected=f"an id of catalog/{kind}s.yaml")
+                                     field=f"{row.id}.runs[{j}].{kind}", expected=f"an id of catalog/{kind}s.yaml")
         for j, other in enumerate(rows[:i]):
             if other.setting == row.setting and row.gpus_min <= other.gpus_max and other.gpus_min <= row.gpus_max:
                 raise InputError(f"mfu row {row.id!r}: GPUs {row.gpus_min}-{row.gpus_max} overlap row "
                                  f"{other.id!r} ({other.gpus_min}-{other.gpus_max}) of the same setting",
-                                 file=str(path), line=line_of(lines, (i, "gpus_min")), field=f"[{i}].gpus_min")
+                                 file=str(path), line=line_of(lines, (i, "gpus_min")), field=f"{row.id}.gpus_min")
     return rows

@@ -60,13 +60,23 @@ class Gpu(_Record):
     tdp_W: float = Field(..., gt=0, le=5000, description="board power (W)")
     sm_count: int = Field(..., ge=1, le=1000, description="streaming multiprocessors (what communication kernels take a share of)")
     gpus_per_node: int = Field(8, ge=1, le=72, description="GPUs per server node")
-    price_on_demand_usd_per_gpu_hour: float = Field(..., gt=0, le=1000)
-    price_reserved_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000)
-    price_spot_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000)
+    # prices: null = not known (field_sources[<field>] names source, as-of and term; "estimate: ..." if estimated)
+    price_on_demand_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000, description="on-demand (USD/GPU-h)")
+    price_reserved_usd_per_gpu_hour: Optional[float] = Field(
+        None, gt=0, le=1000, description="the book's reserved price, term 1 year (USD/GPU-h)")
+    price_spot_usd_per_gpu_hour: Optional[float] = Field(None, gt=0, le=1000, description="spot / preemptible (USD/GPU-h)")
+    price_reserved_1y_usd_per_gpu_hour: Optional[float] = Field(
+        None, gt=0, le=1000, description="1-year commitment, published rate (USD/GPU-h)")
+    price_reserved_3y_usd_per_gpu_hour: Optional[float] = Field(
+        None, gt=0, le=1000, description="3-year commitment, published rate (USD/GPU-h)")
+    purchase_usd_per_gpu: Optional[float] = Field(None, gt=0, le=1e7, description="purchase price of one GPU (USD)")
+    purchase_usd_per_server: Optional[float] = Field(
+        None, gt=0, le=1e8, description="purchase price of one server of gpus_per_node GPUs (USD)")
     memory_kind: MemoryKind
 
     def price_usd_per_gpu_hour(self, basis: str) -> Optional[float]:
-        """The GPU-hour price for a basis: 'on_demand', 'reserved' or 'spot' (None if not given)."""
+        """The GPU-hour price for a basis: 'on_demand', 'reserved', 'reserved_1y', 'reserved_3y' or 'spot'
+        (None if not known)."""
         return getattr(self, f"price_{basis}_usd_per_gpu_hour")
 
 

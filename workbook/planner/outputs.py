@@ -30,6 +30,7 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     infeasible = t.get("infeasible") or t.get("status", "")
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
+        gpus=t.get("compared") or [],
         infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
         tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}

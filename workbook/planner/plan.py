@@ -142,6 +142,10 @@ def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str
             closest.setdefault(ev.screened.gpu, ev)
         data["closest_failed"] = {g: plan_summary(ev, req) for g, ev in closest.items()}
         out.scenarios += [ev.scenario for ev in closest.values()]
+    if req.compare_priced_gpus:
+        from workbook.planner.compare import compare_gpus
+
+        data["compared"] = compare_gpus(req, catalog, res, data["recommended"], search, plan_summary)
     return data
 
 

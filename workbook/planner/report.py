@@ -79,6 +79,11 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
         if not inf["changes"] and not inf["other_gpus"]:
             print("  none found: no single change of days, budget or tokens, nor another catalogue GPU, gives a "
                   "plan (the rejections below say which checks fail)", file=out)
+    if t.get("compared"):
+        from workbook.planner.compare import report_lines
+
+        for line in report_lines(t["compared"], r["price_basis"]):
+            print(line, file=out)
     if t.get("rejected"):
         print("Rejected (check: count, closest miss):", file=out)
         for row in t["rejected"]:

@@ -188,6 +188,8 @@ class PlanRequest(_Strict):
     training: TrainingRequest = Field(default_factory=TrainingRequest)
     early_estimate: EarlyEstimate = Field(default_factory=EarlyEstimate)
     serving: Optional[ServingRequest] = None
+    compare_priced_gpus: bool = Field(
+        False, description="also search every other catalogue GPU priced for the basis and say why each lost")
     fidelity: Fidelity = Field("measured", description="measured = step-time and tensor memory models; "
                                                        "book = the book's memory model and MFU-given time")
     book: Optional[BookFidelity] = Field(None, description="the book's choices (fidelity: book only)")

@@ -23,8 +23,8 @@ ITEMS = {
     # a blank override means the catalogue price of the chosen GPU for the chosen basis, live
     "gpu_hour_usd": "=IF(ISBLANK({cost.gpu_hour_usd}),{gpu_hour_catalogue_usd},{cost.gpu_hour_usd})",
     "train_gpus_billed": "={plan_gpus_to_buy}",
-    # F11: spot saving = 1 - spot/on-demand (0 when the catalogue has no spot price)
-    "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}>0,"
+    # F11: spot saving = 1 - spot/on-demand (0 when the catalogue has no spot or no on-demand price)
+    "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}*{gpu_price_on_demand_usd_per_gpu_hour}>0,"
     "1-{gpu_price_spot_usd_per_gpu_hour}/{gpu_price_on_demand_usd_per_gpu_hour},0)",
     # the training days in use (Step Time sheet: the step model, or 17.5.3 C / (N * peak * MFU) x overhead)
     # the job runs on its N GPUs; the bill covers the GPUs procured (_N, spares and whole nodes included)
