@@ -224,11 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--progress", action="store_true", help="show progress even when not on a terminal")
     v.set_defaults(func=cmd_verify)
 
-    li = sub.add_parser("lint", help="check a workbook against Excel's limits and grammar (no engine needed)",
-                        description="The Excel-compatibility lint (docs/excel-compatibility.md): formula length, "
-                                    "nesting, ^ and POWER (0^0 is #NUM! in Excel), names that look like cells, "
-                                    "number-format conditions, log charts over text, ... Exit 1 on any finding. "
-                                    "Example: workbook lint out/ai-infra-workbook.xlsx")
+    li = sub.add_parser("lint", help="check a workbook against Excel's limits and grammar (no engine needed)")
     li.add_argument("paths", nargs="+", type=Path, metavar="FILE.xlsx")
     li.set_defaults(func=cmd_lint)
 

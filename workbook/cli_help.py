@@ -14,8 +14,12 @@ DESCRIPTIONS: dict[str, str] = {
             "side by side (or as JSON).",
     "build": "Write the live-formula Excel workbook of the catalogue and scenarios: one column per scenario, "
              "every number a formula, checked against the reference as it is written.",
-    "verify": "Recalculate a workbook with the formulas package and/or LibreOffice and compare every cell with "
-              "the reference computed from the file's own inputs; exit 1 on any mismatch.",
+    "verify": "Recalculate a workbook with the formulas package, LibreOffice and Gnumeric (the engine that follows "
+              "Excel: 0^0 is #NUM! there), concurrently, and compare every cell with the reference computed from "
+              "the file's own inputs; exit 1 on any mismatch or error value.",
+    "lint": "Check a workbook against Excel's limits and grammar (docs/excel-compatibility.md): formula length, "
+            "nesting, ^ and POWER, names that look like cells, number-format conditions, log charts over text; "
+            "exit 1 on any finding. No engine needed.",
     "validate": "Compute the validation scenarios and compare named quantities with published measurements "
                 "(catalog/validation/*.yaml); print each point, its error and the summary per group.",
     "calibrate": "Fit the efficiency factors to published measurements and write the fitted catalogue records.",
@@ -37,7 +41,8 @@ EXAMPLES: dict[str, list[str]] = {
               "workbook build --catalog my-catalog --scenarios my.yaml -o out/mine.xlsx",
               "workbook build --keep-edits finance-edit.xlsx -o out/plan-v2.xlsx"],
     "verify": ["workbook verify out/ai-infra-workbook.xlsx",
-               "workbook verify edited.xlsx --engine libreoffice"],
+               "workbook verify edited.xlsx --engine gnumeric"],
+    "lint": ["workbook lint out/ai-infra-workbook.xlsx out/plans/*.xlsx"],
     "validate": ["workbook validate", "workbook validate catalog/validation/llama1-a100.yaml --json"],
     "calibrate": ["workbook calibrate catalog/validation/*.yaml -o out/calibrated"],
     "audit": ["workbook audit finance-edit.xlsx", "workbook audit finance-edit.xlsx --json"],
