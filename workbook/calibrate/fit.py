@@ -121,6 +121,44 @@ def solve(ev: Evaluator, idx: list[int], fitted: list[Factor], prior: dict[Facto
 
     res = least_squares(fun, xs, jac=jac, bounds=(lo, hi), method="trf", x_scale=1.0,
                         xtol=1e-6, ftol=1e-8, gtol=1e-8, max_nfev=50)
-    J = jac_fixed if jac_fixed is not None else elasticities(ev, at(res.x), fitted, idx)
     return FitResult(values=at(res.x), fitted=list(fitted), cost=float(2 * res.cost), iterations=int(res.nfev),
-                     jacobian=J)
+                     jacobian=jac_fixed)
+
+
+def solve_refreshed(ev: Evaluator, idx: list[int], fitted: list[Factor], prior: dict[Factor, float],
+                    jac0: np.ndarray, rounds: int = 2) -> FitResult:
+    """``solve`` with a Jacobian held fixed within a round and recomputed between rounds (the first round
+    uses ``jac0``, the sensitivities at the prior): a few model evaluations per round instead of a
+    Jacobian per iteration; after the last recomputation the optimum is that of the full model up to the
+    change of the Jacobian over the last step."""
+    fit = solve(ev, idx, fitted, prior, jac_fixed=jac0)
+    for _ in range(rounds - 1):
+        J = elasticities(ev, fit.values, fitted, idx)
+        fit = solve(ev, idx, fitted, prior, jac_fixed=J, start=fit.values)
+    return fit
+
+
+def linear_refit(full: FitResult, E: np.ndarray, r: np.ndarray, rows: list[int], fitted: list[Factor],
+                 prior: dict[Factor, float]) -> dict[Factor, float]:
+    """One Gauss-Newton step from the full fit to the optimum on the points ``rows`` only, for the factors
+    ``fitted`` (the others of the full fit go back to their prior). ``E``: d log(ours)/d log(factor) of every
+    point at the full fit for ``full.fitted`` (columns); ``r``: every point's log error at the full fit."""
+    values = dict(prior)
+    if not fitted or not rows:
+        return values
+    cols = [full.fitted.index(f) for f in fitted]
+    others = [j for j, f in enumerate(full.fitted) if f not in fitted]
+    # the factors this refit does not fit return to their prior: shift the residuals linearly
+    back = np.array([np.log(prior[full.fitted[j]] / full.values[full.fitted[j]]) for j in others])
+    r_rows = r[rows] + (E[np.ix_(rows, others)] @ back if others else 0.0)
+    J = E[np.ix_(rows, cols)]
+    x = np.log([full.values[f] for f in fitted])
+    x0 = np.log([prior[f] for f in fitted])
+    rho = np.array([PRIOR_POINT_SCALE / f.spec.prior_sigma_frac for f in fitted])
+    A = np.vstack([J, np.diag(rho)])
+    b = -np.concatenate([r_rows, rho * (x - x0)])
+    step = np.linalg.lstsq(A, b, rcond=None)[0]
+    lo = np.log([f.spec.lower for f in fitted])
+    hi = np.log([f.spec.upper for f in fitted])
+    values.update({f: float(np.exp(v)) for f, v in zip(fitted, np.clip(x + step, lo, hi))})
+    return values

@@ -16,7 +16,7 @@ import numpy as np
 
 from workbook.calibrate.evaluate import Evaluator
 from workbook.calibrate.factors import SPECS, Factor, factors_of, ordered, parse_factor
-from workbook.calibrate.fit import FitResult, Selection, elasticities, select, solve
+from workbook.calibrate.fit import FitResult, Selection, elasticities, linear_refit, select, solve, solve_refreshed
 from workbook.errors import InputError
 from workbook.validation.load import load_validation_files
 
@@ -102,7 +102,8 @@ def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None
     if len(fit_idx) < len(sel.fitted):
         raise InputError(f"{len(fit_idx)} points for {len(sel.fitted)} factors", field="FILES",
                          expected=f"at least {len(sel.fitted)} fit points (not holdout) that the factors move")
-    full = solve(ev, fit_idx, sel.fitted, prior)
+    cols = [cands.index(f) for f in sel.fitted]
+    full = solve_refreshed(ev, fit_idx, sel.fitted, prior, E[np.ix_(rows, cols)])
     cal = Calibration(files=paths, ev=ev, prior=prior, candidates=cands, selection=sel, fit=full, fit_idx=fit_idx,
                       ours_catalog=ev.predict(prior), ours_fit=ev.predict(full.values))
     if cv is not None:
@@ -124,23 +125,33 @@ def groups_of(ev: Evaluator, grouping: str) -> dict[str, list[int]]:
 
 
 def cross_validate(ev: Evaluator, fit_all: list[int], cands: list[Factor], prior: dict[Factor, float],
-                   full: FitResult, grouping: str) -> np.ndarray:
-    """Each point predicted by a refit without its group's points (nan when nothing else is fitted).
+                   full: FitResult, grouping: str, *, exact: bool = False) -> np.ndarray:
+    """Each point predicted by a refit without its group's points.
 
     The refit selects its factors as the full fit does, from the sensitivities at the full fit's values
-    (computed once), and solves with that Jacobian held fixed; its predictions come from the full model.
+    (computed once for every point). By default it takes one Gauss-Newton step from the full fit with
+    them (``linear_refit``); ``exact`` solves the refit's least squares with the model (Jacobian held
+    fixed). Either way the left-out points are then computed by the full model at the refit's values.
     """
-    E = elasticities(ev, full.values, cands, list(range(len(ev.points))))
+    every = list(range(len(ev.points)))
+    E = elasticities(ev, full.values, cands, every)
+    fitted_cols = [cands.index(f) for f in full.fitted]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.log(ev.predict(full.values) / ev.published)
     out = np.full(len(ev.points), np.nan)
     for _, members in groups_of(ev, grouping).items():
         left = set(members)
         train = [i for i in fit_all if i not in left]
         sel = select(E[train], cands)
-        cols = [cands.index(f) for f in sel.fitted]
+        chosen = [f for f in sel.fitted if f in full.fitted]  # never more than the full fit
+        cols = [cands.index(f) for f in chosen]
         rows = [i for i in train if cols and np.max(np.abs(E[i, cols])) > 0]
-        if len(rows) < len(sel.fitted):
-            sel = Selection([], [], [], 0)
-        fold = solve(ev, rows, sel.fitted, prior, jac_fixed=E[np.ix_(rows, cols)] if sel.fitted else None,
-                     start={**prior, **{f: full.values[f] for f in sel.fitted}})
-        out[members] = ev.predict(fold.values, members)
+        if len(rows) < len(chosen):
+            chosen, rows = [], []
+        if exact:
+            values = solve(ev, rows, chosen, prior, jac_fixed=E[np.ix_(rows, cols)] if chosen else None,
+                           start={**prior, **{f: full.values[f] for f in chosen}}).values
+        else:
+            values = linear_refit(full, E[:, fitted_cols], r, rows, chosen, prior)
+        out[members] = ev.predict(values, members)
     return out
