@@ -9,10 +9,20 @@ import numpy as np
 from workbook.calibrate.factors import KIND_LABELS, KINDS
 from workbook.calibrate.run import Calibration
 
+#: summary rows over several kinds (the accuracy the issues state: training, serving)
+GROUPS: dict[str, tuple[str, ...]] = {
+    "training": ("memory", "step_time", "gpu_hours"),
+    "serving": ("ttft", "tpot", "serving_throughput", "kv_capacity"),
+}
+
 
 def errors(cal: Calibration, ours: np.ndarray) -> np.ndarray:
     """Relative error (ours / published - 1) of every point."""
     return ours / cal.ev.published - 1
+
+
+LABELS = {**KIND_LABELS, "training": "training (memory, step time, GPU-hours)",
+          "serving": "serving (TTFT, TPOT, throughput, KV)"}
 
 
 def _stats(err: np.ndarray, tol: np.ndarray) -> dict:
@@ -32,8 +42,9 @@ def by_kind(cal: Calibration, *, holdout: bool | None = None) -> dict[str, dict]
     if len(cal.ours_cv):
         cols["cross_validated"] = errors(cal, cal.ours_cv)
     out: dict[str, dict] = {}
-    for kind in KINDS + ("all",):
-        idx = [i for i, p in enumerate(pts) if (kind == "all" or p.kind == kind)
+    for kind in KINDS + tuple(GROUPS) + ("all",):
+        members = GROUPS.get(kind, (kind,))
+        idx = [i for i, p in enumerate(pts) if (kind == "all" or p.kind in members)
                and (holdout is None or p.case.point.holdout == holdout)]
         if not idx:
             continue
@@ -52,7 +63,7 @@ def print_kinds(cal: Calibration, out: TextIO, title: str) -> None:
     heads = ["kind", "points", "catalogue", "in-sample (refit)"] + (["cross-validated"] if len(cal.ours_cv) else [])
     rows = []
     for kind, s in stats.items():
-        row = [KIND_LABELS.get(kind, "all points"), str(s["catalog"]["count"]), _pct(s["catalog"]),
+        row = [LABELS.get(kind, "all points"), str(s["catalog"]["count"]), _pct(s["catalog"]),
                _pct(s["in_sample"])]
         if "cross_validated" in s:
             row.append(_pct(s["cross_validated"]))

@@ -74,8 +74,9 @@ def _fit_points(ev: Evaluator) -> list[int]:
 
 def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None = None,
               cv: str | None = "auto") -> Calibration:
-    """Fit the factors on the files' fit points; ``cv``: "publication", "point", "auto" (publication when the
-    points come from two or more, else point) or None (no cross-validation).
+    """Fit the factors on the files' fit points, each toward its value in ``catalog`` (the prior); ``cv``:
+    "publication", "point", "auto" (publication when the points come from two or more, else point) or None
+    (no cross-validation).
 
     InputError (exit 2) for bad files, a point calibration cannot use, named factors the points cannot tell
     apart, or fewer independent points than factors.
