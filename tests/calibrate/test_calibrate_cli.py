@@ -70,10 +70,16 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case, capsys):
     out = tmp_path / "o"
     files = [str(LLAMA)]
     extra: list[str] = []
+    expect = ""
     if case == "unknown-key":
         files = [str(_bad(tmp_path, "key: train_job_gpu_hours", "key: train_job_gpu_hourz"))]
     elif case == "not-expressible":
-        files = [str(_bad(tmp_path, "key: train_job_gpu_hours", "key: storage_dataset_TB"))]
+        text = LLAMA.read_text().replace("key: train_job_gpu_hours\n    value: 82432\n    unit: GPU-h",
+                                         "key: storage_dataset_total_TB\n    value: 4\n    unit: TB", 1)
+        assert "storage_dataset_total_TB" in text
+        (tmp_path / "bad.yaml").write_text(text)
+        files = [str(tmp_path / "bad.yaml")]
+        expect = "calibration cannot use"
     elif case == "unknown-factor":
         extra = ["--factors", "efficiency.no_such_factor"]
     elif case == "too-many-factors":  # one GPU-hours point cannot tell two factors apart
@@ -83,11 +89,13 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case, capsys):
         one.write_text(yaml.safe_dump(data))
         files = [str(one)]
         extra = ["--factors", "efficiency.gemm_efficiency,efficiency.network_efficiency"]
+        expect = "tell only 1 apart"
     elif case == "onto-catalogue":
         out = DEFAULT_DIR.parent
     code = main(["calibrate", *files, "-o", str(out), *extra])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1, err
+    assert expect in err
     assert not (tmp_path / "o").exists()
 
 
