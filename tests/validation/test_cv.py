@@ -69,3 +69,9 @@ def test_validate_cv_bad_file_exit_2(tmp_path, flag, capsys):
                                                                           "key: nope", 1))
     assert main(["validate", flag, str(bad)]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_validate_cv_of_points_without_factors_reports_the_catalogue_values(capsys):
+    assert main(["validate", "--cv", "--json", str(DEFAULT_DIR / "params.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["factors"] == [] and all(p["cross_validated"] == p["catalog"] for p in data["points"])

@@ -73,10 +73,11 @@ def _fit_points(ev: Evaluator) -> list[int]:
 
 
 def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None = None,
-              cv: str | None = "auto") -> Calibration:
+              cv: str | None = "auto", require_factors: bool = True) -> Calibration:
     """Fit the factors on the files' fit points, each toward its value in ``catalog`` (the prior); ``cv``:
     "publication", "point", "auto" (publication when the points come from two or more, else point) or None
-    (no cross-validation).
+    (no cross-validation). ``require_factors=False`` (``validate --cv``) reports points that constrain no
+    factor with the catalogue values instead of refusing them.
 
     InputError (exit 2) for bad files, a point calibration cannot use, named factors the points cannot tell
     apart, or fewer independent points than factors.
@@ -95,15 +96,15 @@ def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None
                          f"{sel.rank} apart ({', '.join(f.label for f in sel.undetermined)} cannot be told from "
                          "the ones before it)", field="--factors",
                          expected=f"at most {sel.rank} factors, or more points that move them differently")
-    if not sel.fitted:
+    if not sel.fitted and require_factors:
         raise InputError("the points constrain no factor (no point's value moves with a factor of the registry)",
                          field="FILES", expected="points of step time, GPU-hours, TTFT, TPOT or serving throughput")
-    rows = [k for k, i in enumerate(fit_all) if np.max(np.abs(E[k, [cands.index(f) for f in sel.fitted]])) > 0]
+    cols = [cands.index(f) for f in sel.fitted]
+    rows = [k for k, i in enumerate(fit_all) if cols and np.max(np.abs(E[k, cols])) > 0]
     fit_idx = [fit_all[k] for k in rows]
     if len(fit_idx) < len(sel.fitted):
         raise InputError(f"{len(fit_idx)} points for {len(sel.fitted)} factors", field="FILES",
                          expected=f"at least {len(sel.fitted)} fit points (not holdout) that the factors move")
-    cols = [cands.index(f) for f in sel.fitted]
     full = solve_refreshed(ev, fit_idx, sel.fitted, prior, E[np.ix_(rows, cols)])
     cal = Calibration(files=paths, ev=ev, prior=prior, candidates=cands, selection=sel, fit=full, fit_idx=fit_idx,
                       ours_catalog=ev.predict(prior), ours_fit=ev.predict(full.values))

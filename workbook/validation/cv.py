@@ -15,7 +15,7 @@ def cross_validation_report(files: Iterable[str | Path], catalog, *, as_json: bo
     from workbook.calibrate.report import print_calibration
     from workbook.calibrate.run import calibrate
 
-    cal = calibrate(list(files), catalog, cv="publication")
+    cal = calibrate(list(files), catalog, cv="publication", require_factors=False)
     if as_json:
         json.dump(cal_json(cal), out, indent=1)
         out.write("\n")
