@@ -253,6 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="comma-separated factors, table.field or table[record].field (default: the registry's by kind)")
     ca.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="as_of of the written records (default today)")
     ca.add_argument("--json", action="store_true", help="the calibration as one JSON object")
+    ca.add_argument("--force", action="store_true", help="replace an overlay already in DIR")
     ca.set_defaults(func=cmd_calibrate)
 
     au = sub.add_parser("audit", help="list what was edited in a built workbook and whether it is still sound")

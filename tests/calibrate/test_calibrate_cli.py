@@ -102,3 +102,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, case, capsys):
 def test_bad_input_from_the_shell_has_no_traceback(tmp_path):
     r = _run("calibrate", str(LLAMA), "-o", str(tmp_path / "o"), "--factors", "engine.nope")
     assert r.returncode == 2 and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_an_existing_overlay_is_kept_unless_force(overlay, capsys):
+    before = (overlay / "efficiency.yaml").read_text()
+    assert main(["calibrate", str(LLAMA), "-o", str(overlay)]) == 2
+    assert "already holds an overlay" in capsys.readouterr().err
+    assert (overlay / "efficiency.yaml").read_text() == before
+    assert main(["calibrate", str(LLAMA), "-o", str(overlay), "--force", "--as-of", "2026-12-04"]) == 0
+    assert (overlay / "efficiency.yaml").read_text() == before

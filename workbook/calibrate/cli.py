@@ -37,7 +37,7 @@ def fit_note(cal) -> str:
 
 
 def calibrate_command(args: argparse.Namespace, out: TextIO) -> int:
-    from workbook.calibrate.overlay import load_catalog_dir, write_overlay
+    from workbook.calibrate.overlay import load_catalog_dir, overlay_files, write_overlay
     from workbook.calibrate.report import as_json, print_calibration
     from workbook.calibrate.run import calibrate
 
@@ -45,11 +45,17 @@ def calibrate_command(args: argparse.Namespace, out: TextIO) -> int:
     if (output / "gpus.yaml").exists():
         raise InputError("is a whole catalogue folder; calibrate writes an overlay into a folder of its own",
                          file=str(output), field="-o", expected="a new or overlay folder")
+    old = [p for p in (*overlay_files(output), output / "calibration.json") if p.exists()] if output.is_dir() else []
+    if old and not args.force:
+        raise InputError("already holds an overlay (" + ", ".join(p.name for p in old) + ")", file=str(output),
+                         field="-o", expected="a new folder, or --force to replace the overlay")
     as_of = _as_of(args.as_of)
     catalog = load_catalog_dir(args.catalog)
     names = [n for n in args.factors.split(",") if n.strip()] if args.factors else None
     cal = calibrate(args.files, catalog, factors=names)
     source = "calibrated from " + ", ".join(Path(p).name for p in args.files)
+    for p in old:  # --force: the previous overlay goes, so no stale record of it stays merged
+        p.unlink()
     written = write_overlay(output, catalog, {f: cal.fit.values[f] for f in cal.selection.fitted},
                             source=source, as_of=as_of, note=fit_note(cal))
     report = as_json(cal)
