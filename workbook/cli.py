@@ -23,10 +23,10 @@ def _fmt(v: float) -> str:
 
 def cmd_calc(args: argparse.Namespace) -> int:
     from workbook.calc import compute, registry
-    from workbook.catalog import load_catalog
+    from workbook.calibrate.overlay import load_catalog_dir
     from workbook.scenario import load_scenarios
 
-    catalog = load_catalog(args.catalog)
+    catalog = load_catalog_dir(args.catalog)
     scenarios = load_scenarios(args.scenarios)
     results = [compute(sc, catalog) for sc in scenarios]
     reg = registry()
@@ -61,11 +61,26 @@ def _scenario_files(args) -> list[Path]:
 
     if args.scenarios:
         return list(args.scenarios)
-    folder = (args.catalog or DEFAULT_CATALOG) / "scenarios"
+    folder = _base_dir(args.catalog) / "scenarios"
     files = sorted(folder.glob("*.yaml"))
     if not files:
         raise InputError("no scenario files", file=str(folder), expected="*.yaml files")
     return files
+
+
+def _base_dir(catalog: Path | None) -> Path:
+    """The whole catalogue folder behind ``--catalog``: the shipped one for an overlay (or no option)."""
+    from workbook.calibrate.overlay import is_overlay
+
+    return DEFAULT_CATALOG if catalog is None or is_overlay(catalog) else catalog
+
+
+def _catalog_files(catalog: Path | None) -> list[Path]:
+    """The catalogue files a build depends on: the whole catalogue's, then an overlay's."""
+    from workbook.calibrate.overlay import is_overlay, overlay_files
+
+    files = sorted(_base_dir(catalog).glob("*.yaml"))
+    return files + (overlay_files(catalog) if is_overlay(catalog) else [])
 
 
 def _portable(path: Path) -> str:
@@ -81,16 +96,19 @@ def _portable(path: Path) -> str:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
+    from workbook.calibrate.overlay import is_overlay, load_catalog_dir
     from workbook.writer import build, files_hash, guard, rebuild
-    from workbook.catalog import load_catalog
     from workbook.scenario import load_scenarios
 
     t0 = time.perf_counter()
     catalog_dir = args.catalog or DEFAULT_CATALOG
-    catalog = load_catalog(catalog_dir)
+    if args.keep_edits and is_overlay(args.catalog):
+        raise InputError("--keep-edits needs a whole catalogue folder, not an overlay", field="--catalog",
+                         expected="a folder with gpus.yaml")
+    catalog = load_catalog_dir(args.catalog)
     files = _scenario_files(args)
     scenarios = load_scenarios(files)
-    catalog_files = sorted(p for p in catalog_dir.glob("*.yaml"))
+    catalog_files = _catalog_files(args.catalog)
     provenance = [
         ("Catalogue folder", _portable(catalog_dir)),
         ("Catalogue hash (sha256, 16 hex)", files_hash(catalog_files)),
@@ -142,12 +160,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from workbook.catalog import load_catalog
+    from workbook.calibrate.overlay import load_catalog_dir
     from workbook.validation import as_json, default_files, print_table, validate
 
-    catalog_dir = args.catalog or DEFAULT_CATALOG
-    files = list(args.files) or default_files(catalog_dir / "validation")
-    results = validate(files, load_catalog(args.catalog))
+    files = list(args.files) or default_files(_base_dir(args.catalog) / "validation")
+    catalog = load_catalog_dir(args.catalog)
+    if args.cv:
+        from workbook.validation.cv import cross_validation_report
+
+        return cross_validation_report(files, catalog, as_json=args.json, out=sys.stdout)
+    results = validate(files, catalog)
     if args.json:
         json.dump(as_json(results), sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -157,14 +179,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from workbook.catalog import load_catalog
+    from workbook.calibrate.overlay import load_catalog_dir
     from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
     from workbook.planner.plan import plan_request
     from workbook.planner.report import print_report
     from workbook.planner.request import load_request
 
     catalog_dir = args.catalog or DEFAULT_CATALOG
-    catalog = load_catalog(args.catalog)
+    catalog = load_catalog_dir(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
     for out in (path, path.with_suffix(".pdf"), path.with_suffix(".md")):
@@ -203,11 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("calc", help="print every named quantity of one or more scenarios")
     c.add_argument("scenarios", nargs="+", type=Path, metavar="SCENARIO.yaml")
     c.add_argument("--json", action="store_true", help="one JSON object {name: value}")
-    c.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    c.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder or overlay")
     c.set_defaults(func=cmd_calc)
 
     b = sub.add_parser("build", help="write the live-formula workbook")
-    b.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    b.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder or overlay")
     b.add_argument("--scenarios", type=Path, nargs="+", default=None, metavar="FILE",
                    help="scenario files (default: CATALOG/scenarios/*.yaml)")
     b.add_argument("-o", "--output", type=Path, default=Path("out/ai-infra-workbook.xlsx"))
@@ -232,8 +254,21 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("files", nargs="*", type=Path, metavar="FILE.yaml",
                      help="validation files (default: CATALOG/validation/*.yaml)")
     val.add_argument("--json", action="store_true", help="points and summaries as one JSON object")
-    val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    val.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder or overlay")
+    val.add_argument("--cv", action="store_true",
+                     help="cross-validate: refit the factors without each publication, predict it (error per kind)")
     val.set_defaults(func=cmd_validate)
+
+    ca = sub.add_parser("calibrate", help="fit the efficiency factors to measured points; write a catalogue overlay")
+    ca.add_argument("files", nargs="+", type=Path, metavar="FILE.yaml", help="validation files (holdout points are not fitted)")
+    ca.add_argument("-o", "--output", type=Path, required=True, metavar="DIR", help="overlay folder to write")
+    ca.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder or overlay (the priors)")
+    ca.add_argument("--factors", default=None, metavar="NAMES",
+                    help="comma-separated factors, table.field or table[record].field (default: the registry's by kind)")
+    ca.add_argument("--as-of", default=None, metavar="YYYY-MM-DD", help="as_of of the written records (default today)")
+    ca.add_argument("--json", action="store_true", help="the calibration as one JSON object")
+    ca.add_argument("--force", action="store_true", help="replace an overlay already in DIR")
+    ca.set_defaults(func=cmd_calibrate)
 
     au = sub.add_parser("audit", help="list what was edited in a built workbook and whether it is still sound")
     au.add_argument("path", type=Path, metavar="FILE.xlsx")
@@ -260,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder of the plan workbook DIR/<request_id>.xlsx")
     pl.add_argument("--json", action="store_true", help="the plan as one JSON object")
     pl.add_argument("--force", action="store_true", help="replace an existing plan workbook")
-    pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder")
+    pl.add_argument("--catalog", type=Path, default=None, metavar="DIR", help="catalogue folder or overlay")
     pl.set_defaults(func=cmd_plan)
     from workbook.catalog.commands import add_parser as add_catalog_parser
 
@@ -269,6 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     finish(p)
     return p
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from workbook.calibrate.cli import calibrate_command
+
+    return calibrate_command(args, sys.stdout)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

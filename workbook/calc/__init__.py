@@ -83,12 +83,17 @@ def registry() -> dict[str, Entry]:
     return out
 
 
-def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None, engines=None) -> dict[str, float]:
+def compute_resolved(s, gpu, model, defaults: dict[str, float], eff=None, engines=None,
+                     keys: Iterable[str] | None = None) -> dict[str, float]:
     """All quantities for a resolved scenario (no nulls) and its catalogue records (``eff``: the
     GPU's efficiency record, which the Step Time sheet needs; ``engines``: the serving-engine
-    catalogue, catalog/engines.yaml when None)."""
+    catalogue, catalog/engines.yaml when None). With ``keys``, stop after the first sheet module
+    by which all of them are computed (the later modules are skipped: calibration's fast path)."""
     ctx = Context(s=s, gpu=gpu, model=model, defaults=defaults, eff=eff, engines=engines)
+    wanted = set(keys) if keys is not None else None
     for name, mod in modules():
+        if wanted is not None and wanted <= ctx.q.keys():
+            break
         values = mod.compute(ctx)
         declared = {q.name for q in mod.QUANTITIES}
         missing = declared - set(values)

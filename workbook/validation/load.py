@@ -31,6 +31,7 @@ class Case:
     file: str
     point: Point
     index: int
+    publication: str  # cross-validation group: the file's `publication`, default the file stem
     scenario: Scenario
     unit: str  # the registry unit
     published: float  # value x scale, in the registry unit
@@ -40,8 +41,8 @@ class Case:
 class LoadedFile:
     path: Path
     description: str
+    publication: str  # the cross-validation group: the file's `publication`, else the file stem
     cases: list[Case] = field(default_factory=list)
-    publication: str = ""  # the cross-validation group: the file's `publication`, else the file stem
 
 
 def default_files(folder: str | Path | None = None) -> list[Path]:
@@ -156,7 +157,8 @@ def load_validation_file(path: str | Path, catalog=None, registry: dict | None =
     except ValidationError as exc:
         raise to_input_error(exc, file=file, lines=lines, model=ValidationFile) from None
     registry = registry if registry is not None else calc_registry()
-    out = LoadedFile(path=path, description=vf.description, publication=vf.publication or path.stem)
+    publication = vf.publication or path.stem
+    out = LoadedFile(path=path, description=vf.description, publication=publication)
     seen: dict[str, int] = {}
     for i, p in enumerate(vf.points):
         if p.point in seen:
@@ -165,7 +167,7 @@ def load_validation_file(path: str | Path, catalog=None, registry: dict | None =
         seen[p.point] = line_of(lines, ("points", i, "point")) or 0
         unit, published = _check_point(p, i, file=file, lines=lines, registry=registry)
         sc = _scenario(vf.scenario, p.scenario, file=file, lines=lines, index=i, catalog=catalog)
-        out.cases.append(Case(file=file, point=p, index=i, scenario=sc, unit=unit, published=published))
+        out.cases.append(Case(file=file, point=p, index=i, publication=publication, scenario=sc, unit=unit, published=published))
     return out
 
 

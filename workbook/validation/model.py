@@ -6,6 +6,7 @@ and ``points``: each names a quantity of ``workbook.calc.registry()`` (``key``),
 where it was published (``source``, ``as_of``), the relative ``tolerance`` and whether it is a
 ``holdout`` (kept back for acceptance, never used to fit). A point may change the file's scenario
 for itself (``scenario``: fields merged over the file's scenario, e.g. another model or token count).
+``publication`` (optional, default the file stem) groups files for cross-validation by publication.
 """
 
 from __future__ import annotations
@@ -59,12 +60,16 @@ class Point(_Strict):
         return v
 
 
+PUBLICATION_ID = r"^[a-z0-9][a-z0-9.-]*$"
+
+
 class ValidationFile(_Strict):
     """A validation file: a scenario and the published points it is compared with."""
 
-    description: str = Field("", max_length=4000)
     publication: Optional[str] = Field(
-        None, pattern=POINT_ID, max_length=64,
-        description="the publication the points come from: the cross-validation group (default: the file stem)")
+        None, pattern=PUBLICATION_ID, max_length=64,
+        description="cross-validation group (e.g. narayanan2021-ptdp): files of one publication share it; "
+                    "default the file stem. `validate --cv` never splits a publication between fit and test")
+    description: str = Field("", max_length=4000)
     scenario: dict[str, Any] = Field(..., description="inline scenario (catalog/scenarios/*.yaml format)")
     points: list[Point] = Field(..., min_length=1)

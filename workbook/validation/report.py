@@ -80,7 +80,7 @@ def print_table(results: list[Result], out: TextIO) -> None:
 
 def as_json(results: list[Result]) -> dict:
     points = [{
-        "file": r.file, "point": r.point, "key": r.key, "unit": r.unit,
+        "file": r.file, "publication": r.publication, "point": r.point, "key": r.key, "unit": r.unit,
         "published": r.published, "ours": r.ours, "error_frac": r.error_frac,
         "tolerance": r.tolerance, "pass": r.passed, "holdout": r.holdout,
         "value_as_published": r.value_as_published, "unit_as_published": r.unit_as_published,

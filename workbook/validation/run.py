@@ -27,6 +27,7 @@ class Result:
     notes: str
     value_as_published: float
     unit_as_published: str
+    publication: str = ""  # cross-validation group (the file's `publication`, default its stem)
 
     @property
     def error_frac(self) -> float:
@@ -62,6 +63,7 @@ def run_cases(cases: Iterable[Case], catalog) -> list[Result]:
             file=Path(c.file).name, point=p.point, key=p.key, unit=c.unit, published=c.published,
             ours=values[p.key], tolerance=p.tolerance, holdout=p.holdout, source=p.source,
             as_of=p.as_of.isoformat(), notes=p.notes, value_as_published=p.value, unit_as_published=p.unit,
+            publication=c.publication,
         ))
     return out
 

@@ -1,0 +1,84 @@
+"""The accuracy tables of docs/validation.md: error per kind with the catalogue values, refitted in sample, and
+cross-validated leave-one-publication-out (`workbook validate --cv`), on the shipped validation files.
+
+    PYTHONPATH=. .venv/bin/python scripts/accuracy_table.py           # print the markdown
+    PYTHONPATH=. .venv/bin/python scripts/accuracy_table.py --write   # replace the block in docs/validation.md
+    PYTHONPATH=. .venv/bin/python scripts/accuracy_table.py --exact-check   # one-step vs exact fold refits
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import sys
+from pathlib import Path
+
+from workbook.calibrate.report import LABELS, by_kind
+from workbook.calibrate.run import calibrate
+from workbook.catalog import load_catalog
+from workbook.validation import default_files
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
+BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
+COLUMNS = (("catalog", "catalogue values"), ("in_sample", "in-sample (refit)"),
+           ("cross_validated", "leave-one-publication-out"))
+
+
+def _cell(s: dict) -> str:
+    if not s["count"]:
+        return "-"
+    return f"{100 * s['mean_abs_error_frac']:.1f} % ({s['passed']}/{s['count']})"
+
+
+def table() -> str:
+    cal = calibrate(default_files(), load_catalog(), cv="publication")
+    lines = [f"Run {dt.date.today().isoformat()}: `workbook validate --cv` "
+             f"({len(cal.ev.points)} points, {len({p.case.publication for p in cal.ev.points})} publications, "
+             f"{len(cal.selection.fitted)} factors refitted per fold; {cal.seconds:.0f} s). "
+             "Mean |error|, and in brackets the points within their own tolerance / points.", ""]
+    for title, holdout in (("All points", None), ("Holdout points only", True)):
+        stats = by_kind(cal, holdout=holdout)
+        lines += [f"**{title}**", "", "| kind | points | " + " | ".join(c[1] for c in COLUMNS) + " |",
+                  "|---|---:|" + "---:|" * len(COLUMNS)]
+        for kind, s in stats.items():
+            label = LABELS.get(kind, "all")
+            lines.append(f"| {label} | {s['catalog']['count']} | " + " | ".join(_cell(s[c[0]]) for c in COLUMNS) + " |")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def exact_check() -> str:
+    """How far the one-step fold refits of `validate --cv` are from solving each fold's least squares."""
+    import numpy as np
+
+    from workbook.calibrate.run import cross_validate
+
+    cal = calibrate(default_files(), load_catalog(), cv="publication")
+    fit_all = [i for i, p in enumerate(cal.ev.points) if not p.case.point.holdout]
+    exact = cross_validate(cal.ev, fit_all, cal.candidates, cal.prior, cal.fit, "publication", exact=True)
+    pub = cal.ev.published
+    d = 100 * np.abs(exact / pub - cal.ours_cv / pub)
+    return (f"one-step vs exact fold refits: largest difference {d.max():.2f} percentage points, mean {d.mean():.3f}; "
+            f"mean |error| {100 * np.abs(cal.ours_cv / pub - 1).mean():.2f} % vs {100 * np.abs(exact / pub - 1).mean():.2f} %\n")
+
+
+def main(argv: list[str]) -> int:
+    if "--exact-check" in argv:
+        sys.stdout.write(exact_check())
+        return 0
+    text = table()
+    if "--write" not in argv:
+        sys.stdout.write(text)
+        return 0
+    doc = DOC.read_text(encoding="utf-8")
+    new, n = re.subn(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _m: f"{BEGIN}\n{text}{END}", doc, flags=re.S)
+    if n != 1:
+        print(f"{DOC}: no {BEGIN} ... {END} block", file=sys.stderr)
+        return 2
+    DOC.write_text(new, encoding="utf-8")
+    print(f"wrote {DOC}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,120 @@
+"""What a calibration or a cross-validation says: factors, errors per kind, per point; text and JSON."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+import numpy as np
+
+from workbook.calibrate.factors import KIND_LABELS, KINDS
+from workbook.calibrate.run import Calibration
+
+#: summary rows over several kinds (the accuracy the issues state: training, serving)
+GROUPS: dict[str, tuple[str, ...]] = {
+    "training": ("memory", "step_time", "gpu_hours"),
+    "serving": ("ttft", "tpot", "serving_throughput", "kv_capacity"),
+}
+
+
+def errors(cal: Calibration, ours: np.ndarray) -> np.ndarray:
+    """Relative error (ours / published - 1) of every point."""
+    return ours / cal.ev.published - 1
+
+
+LABELS = {**KIND_LABELS, "training": "training (memory, step time, GPU-hours)",
+          "serving": "serving (TTFT, TPOT, throughput, KV)"}
+
+
+def _stats(err: np.ndarray, tol: np.ndarray) -> dict:
+    ok = ~np.isnan(err)
+    if not ok.any():
+        return {"count": 0, "passed": 0, "mean_abs_error_frac": None, "max_abs_error_frac": None}
+    e = np.abs(err[ok])
+    return {"count": int(ok.sum()), "passed": int((e <= tol[ok] + 1e-12).sum()),
+            "mean_abs_error_frac": float(e.mean()), "max_abs_error_frac": float(e.max())}
+
+
+def by_kind(cal: Calibration, *, holdout: bool | None = None) -> dict[str, dict]:
+    """Per kind (and "all"): catalogue, in-sample (fitted) and cross-validated error statistics."""
+    pts = cal.ev.points
+    tol = np.array([p.case.point.tolerance for p in pts])
+    cols = {"catalog": errors(cal, cal.ours_catalog), "in_sample": errors(cal, cal.ours_fit)}
+    if len(cal.ours_cv):
+        cols["cross_validated"] = errors(cal, cal.ours_cv)
+    out: dict[str, dict] = {}
+    for kind in KINDS + tuple(GROUPS) + ("all",):
+        members = GROUPS.get(kind, (kind,))
+        idx = [i for i, p in enumerate(pts) if (kind == "all" or p.kind in members)
+               and (holdout is None or p.case.point.holdout == holdout)]
+        if not idx:
+            continue
+        out[kind] = {name: _stats(col[idx], tol[idx]) for name, col in cols.items()}
+    return out
+
+
+def _pct(s: dict) -> str:
+    if not s["count"]:
+        return "-"
+    return f"{100 * s['mean_abs_error_frac']:5.1f} % ({s['passed']}/{s['count']})"
+
+
+def print_kinds(cal: Calibration, out: TextIO, title: str) -> None:
+    stats = by_kind(cal)
+    heads = ["kind", "points", "catalogue", "in-sample (refit)"] + (["cross-validated"] if len(cal.ours_cv) else [])
+    rows = []
+    for kind, s in stats.items():
+        row = [LABELS.get(kind, "all points"), str(s["catalog"]["count"]), _pct(s["catalog"]),
+               _pct(s["in_sample"])]
+        if "cross_validated" in s:
+            row.append(_pct(s["cross_validated"]))
+        rows.append(row)
+    widths = [max(len(x) for x in col) for col in zip(heads, *rows)]
+    print(title, file=out)
+    print("  ".join(h.ljust(w) for h, w in zip(heads, widths)), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)), file=out)
+    print("(mean |error| (points within their tolerance / points))", file=out)
+
+
+def print_factors(cal: Calibration, out: TextIO) -> None:
+    print("factor                                         prior     fitted   change", file=out)
+    for f in cal.selection.fitted:
+        p, v = cal.prior[f], cal.fit.values[f]
+        print(f"{f.label:45s}  {p:8.4g}  {v:8.4g}  {100 * (v / p - 1):+6.1f} %", file=out)
+    for f in cal.selection.unconstrained:
+        print(f"{f.label:45s}  {cal.prior[f]:8.4g}  not constrained by these points (kept)", file=out)
+    for f in cal.selection.undetermined:
+        print(f"{f.label:45s}  {cal.prior[f]:8.4g}  not told apart from the factors above (kept)", file=out)
+
+
+def print_calibration(cal: Calibration, out: TextIO) -> None:
+    n = len(cal.selection.fitted)
+    print(f"calibrated {n} factor{'s' if n != 1 else ''} on {len(cal.fit_idx)} fit points "
+          f"({len(cal.ev.points)} points in {len(cal.files)} files) in {cal.seconds:.1f} s", file=out)
+    print_factors(cal, out)
+    print(file=out)
+    what = ("leave-one-publication-out" if cal.cv_grouping == "publication" else "leave-one-point-out")
+    print_kinds(cal, out, f"error by kind: catalogue values, fitted values, {what}")
+
+
+def as_json(cal: Calibration) -> dict:
+    cv = errors(cal, cal.ours_cv) if len(cal.ours_cv) else None
+    return {
+        "files": [str(p) for p in cal.files],
+        "seconds": cal.seconds,
+        "cv_grouping": cal.cv_grouping or None,
+        "factors": [{"factor": f.label, "prior": cal.prior[f], "fitted": cal.fit.values[f]}
+                    for f in cal.selection.fitted],
+        "unconstrained": [f.label for f in cal.selection.unconstrained],
+        "undetermined": [f.label for f in cal.selection.undetermined],
+        "by_kind": by_kind(cal),
+        "by_kind_holdout": by_kind(cal, holdout=True),
+        "points": [{
+            "file": p.case.file.rsplit("/", 1)[-1], "publication": p.case.publication, "point": p.case.point.point,
+            "key": p.case.point.key, "kind": p.kind, "holdout": p.case.point.holdout,
+            "tolerance": p.case.point.tolerance, "published": float(cal.ev.published[i]),
+            "catalog": float(cal.ours_catalog[i]), "in_sample": float(cal.ours_fit[i]),
+            "cross_validated": None if cv is None or np.isnan(cv[i]) else float(cal.ours_cv[i]),
+        } for i, p in enumerate(cal.ev.points)],
+    }
