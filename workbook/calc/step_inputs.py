@@ -23,6 +23,9 @@ ACT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 2.0}
 #: optimizer traffic per local parameter besides the gradient read and the weight write: mixed-precision
 #: Adam reads and writes the FP32 master, m and v (2 x 12 B) - step_time.ADAM_BYTES_PER_PARAM = 24 + 4 + 2
 ADAM_STATE_RW_BYTES = 24.0
+#: network inputs that, when one of them is given, make the step model take its NIC from the network block
+#: (line rate x NICs per node / GPUs per node) instead of the efficiency record's nic_GBps_per_gpu
+NIC_INPUTS = frozenset({"nic_Gbps", "nics_per_node"})
 #: the causal half of the score matrix that FlashAttention computes (step_time attention_mask_frac)
 CAUSAL_MASK_FRAC = 0.5
 
@@ -46,6 +49,8 @@ QUANTITIES = [
     Q("st_hbm_Bps", "B/s", "Streaming HBM bandwidth: HBM x HBM efficiency", _S),
     Q("st_link_GBps", "GB/s", "Intra-node link, one direction: NVLink (quoted bidirectional) / 2, else PCIe", _S),
     Q("st_nvlink_bw_GBps", "GB/s", "Intra-node collective bandwidth (link x NVLink efficiency)", _S),
+    Q("st_nic_GBps", "GB/s", "Scale-out NIC per GPU, one direction: the network inputs' NICs x line rate / GPUs "
+      "per node when one is given, else the efficiency record's", _S),
     Q("st_nic_bw_GBps", "GB/s", "Inter-node collective bandwidth per GPU (NIC x network efficiency)", _S),
     Q("st_nvlink_alpha_s", "s", "Latency per intra-node collective", _S),
     Q("st_nic_alpha_s", "s", "Latency per inter-node collective", _S),
@@ -96,7 +101,10 @@ def hardware(ctx: Context) -> dict[str, float]:
     """The hardware keywords of step_time (reference.step_time.hardware_from_catalog)."""
     if ctx.eff is None:
         raise ValueError(f"GPU {ctx.gpu.id!r}: no efficiency record (catalog/efficiency.yaml)")
-    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff)
+    net = ctx.s.network
+    given = bool(getattr(ctx.s, "_network_given", frozenset()) & NIC_INPUTS)
+    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff, nic_Gbps=net.nic_Gbps if given else None,
+                                     nics_per_node=net.nics_per_node if given else None)
 
 
 def step_kwargs(ctx: Context) -> dict[str, Any]:
@@ -141,6 +149,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_hbm_Bps": kw["hbm_bw_GBps"] * GB * kw["hbm_efficiency"],
         "st_link_GBps": kw["nvlink_GBps"],
         "st_nvlink_bw_GBps": kw["nvlink_GBps"] * kw["nvlink_efficiency"],
+        "st_nic_GBps": kw["nic_GBps"],
         "st_nic_bw_GBps": kw["nic_GBps"] * kw["network_efficiency"],
         "st_nvlink_alpha_s": kw["nvlink_latency_s"],
         "st_nic_alpha_s": kw["network_latency_s"],

@@ -46,7 +46,7 @@ import math
 from typing import Any
 
 from workbook.reference.params import ffn_matrices, mla_attention_params
-from workbook.units import GB, TERA
+from workbook.units import BITS_PER_BYTE, GB, TERA
 
 SCHEDULES = ("1f1b", "interleaved", "zero_bubble")
 RECOMPUTE_MODES = ("none", "selective", "full")
@@ -588,17 +588,30 @@ def arch_from_model(m: Any) -> dict[str, Any]:
     return {k: getattr(m, k) for k in keys}
 
 
-def hardware_from_catalog(*, gpu: Any, efficiency: Any) -> dict[str, float]:
+def nic_GBps_per_gpu(*, nic_Gbps: float, nics_per_node: float, gpus_per_node: float) -> float:
+    """Scale-out bandwidth per GPU, one direction: NICs per node x line rate / 8 / GPUs per node
+    (spec 17.1.2): 8 x 400 Gbit/s on 8 GPUs = 50 GB/s."""
+    _pos(nic_Gbps=nic_Gbps, nics_per_node=nics_per_node, gpus_per_node=gpus_per_node)
+    return nics_per_node * nic_Gbps / BITS_PER_BYTE / gpus_per_node
+
+
+def hardware_from_catalog(*, gpu: Any, efficiency: Any, nic_Gbps: float | None = None,
+                          nics_per_node: float | None = None) -> dict[str, float]:
     """The hardware keywords of step_time from a catalogue Gpu and its efficiency record.
 
     NVLink: the catalogue quotes the bidirectional aggregate, one direction is half (spec 17.6 link
-    table); a GPU without NVLink talks over PCIe (quoted per direction)."""
+    table); a GPU without NVLink talks over PCIe (quoted per direction). The NIC per GPU is the
+    efficiency record's (a typical system of that GPU) unless the scenario gives its network
+    (``nic_Gbps`` and ``nics_per_node``, both): then :func:`nic_GBps_per_gpu` of them."""
     nvl = gpu.nvlink_bw_GBps / 2 if gpu.nvlink_bw_GBps else gpu.pcie_bw_GBps
+    nic = efficiency.nic_GBps_per_gpu
+    if nic_Gbps is not None and nics_per_node is not None:
+        nic = nic_GBps_per_gpu(nic_Gbps=nic_Gbps, nics_per_node=nics_per_node, gpus_per_node=gpu.gpus_per_node)
     return {
         "peak_TFLOPS": gpu.bf16_dense_TFLOPS,
         "hbm_bw_GBps": gpu.hbm_bw_GBps,
         "nvlink_GBps": nvl,
-        "nic_GBps": efficiency.nic_GBps_per_gpu,
+        "nic_GBps": nic,
         "gpus_per_node": gpu.gpus_per_node,
         "gemm_efficiency": efficiency.gemm_efficiency,
         "attention_efficiency": efficiency.attention_efficiency,

@@ -377,6 +377,9 @@ class Scenario(_Strict):
     #: where the scenario was read from (set by load_scenario; used for error messages)
     _source_file: Optional[str] = PrivateAttr(default=None)
     _source_lines: dict = PrivateAttr(default_factory=dict)
+    #: network inputs the user gave (set by resolve before it fills the blanks): the step model takes its
+    #: NIC from them only when given, else from the GPU's efficiency record (docs/step_time.md)
+    _network_given: frozenset = PrivateAttr(default_factory=frozenset)
 
     @model_validator(mode="after")
     def _one_model(self) -> "Scenario":

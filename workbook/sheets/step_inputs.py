@@ -56,7 +56,10 @@ ITEMS = {
     "st_hbm_Bps": "={gpu_hbm_bw_GBps}*c_GB*{eff_hbm_efficiency}",
     "st_link_GBps": "=IF({gpu_nvlink_bw_GBps}>0,{gpu_nvlink_bw_GBps}/c_two,{gpu_pcie_bw_GBps})",
     "st_nvlink_bw_GBps": "={st_link_GBps}*{eff_nvlink_efficiency}",
-    "st_nic_bw_GBps": "={eff_nic_GBps_per_gpu}*{eff_network_efficiency}",
+    # the network inputs' NIC when the scenario gives one of them, else the efficiency record's
+    "st_nic_GBps": "=IF(AND(ISBLANK({network.nic_Gbps}),ISBLANK({network.nics_per_node})),{eff_nic_GBps_per_gpu},"
+    "{node_network_GBps}/{gpu_gpus_per_node})",
+    "st_nic_bw_GBps": "={st_nic_GBps}*{eff_network_efficiency}",
     "st_nvlink_alpha_s": "={eff_nvlink_latency_us}/c_us_per_s",
     "st_nic_alpha_s": "={eff_network_latency_us}/c_us_per_s",
     "st_dp": "={training.num_gpus}/({training.tp}*{training.cp}*{training.pp})",
