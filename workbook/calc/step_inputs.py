@@ -14,11 +14,12 @@ import math
 from typing import Any
 
 from workbook.calc.base import Context, Q
+from workbook.reference import fp8
 from workbook.reference import step_time as stm
 from workbook.units import BYTES_PER_ELEMENT, GB, TERA
 
-#: bytes of an activation element by training precision: FP32 4, else 2 (FP8 keeps BF16 activations;
-#: the step model does not model FP8 compute, docs/step_time.md "Limits")
+#: bytes of an activation element by training precision: FP32 4, else 2 (FP8 recipes keep BF16 activations
+#: between layers; only GEMM operands are quantised, workbook.reference.fp8)
 ACT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 2.0}
 #: optimizer traffic per local parameter besides the gradient read and the weight write: mixed-precision
 #: Adam reads and writes the FP32 master, m and v (2 x 12 B) - step_time.ADAM_BYTES_PER_PARAM = 24 + 4 + 2
@@ -44,7 +45,18 @@ _S = "docs/step_time.md"
 QUANTITIES = [
     *[Q(f"eff_{f}", unit, f"Efficiency: {label}", "catalog/efficiency.yaml") for f, unit, label in _EFF],
     Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
-    Q("st_gemm_FLOPS", "FLOP/s", "Sustained matmul rate: peak x matmul efficiency", _S),
+    Q("st_gemm_FLOPS", "FLOP/s", "Sustained BF16 matmul rate: peak x matmul efficiency (LM head; layers in BF16)", _S),
+    Q("st_fp8_flag", "0/1", "FP8 training (precision fp8): the layer GEMMs run at the recipe's FP8 rate", _S),
+    Q("st_fp8_recipe_index", "row", "Row of the FP8 recipe in the recipe table (blank = delayed, the first)", _S),
+    Q("st_fp8_gemm_rate_frac", "fraction", "FP8 GEMM rate of the recipe / (FP8 peak x matmul efficiency)",
+      "workbook/reference/fp8.py"),
+    Q("st_fp8_cast_bytes", "B/element", "HBM bytes per quantised GEMM operand element (reads + FP8 writes)",
+      "workbook/reference/fp8.py"),
+    Q("st_fp8_gemm_peak_TFLOPS", "TFLOPS", "FP8 GEMM peak of the recipe: FP8 dense peak x its rate (BF16 peak "
+      "without FP8 units)", "workbook/reference/fp8.py"),
+    Q("st_layer_gemm_peak_TFLOPS", "TFLOPS", "Peak the layer GEMMs run at: BF16, or FP8 x the recipe's rate "
+      "(BF16 without FP8 units)", _S),
+    Q("st_layer_gemm_FLOPS", "FLOP/s", "Sustained layer matmul rate: layer GEMM peak x matmul efficiency", _S),
     Q("st_attn_FLOPS", "FLOP/s", "Attention-core rate (Flash: attention efficiency; unfused: matmul efficiency)", _S),
     Q("st_hbm_Bps", "B/s", "Streaming HBM bandwidth: HBM x HBM efficiency", _S),
     Q("st_link_GBps", "GB/s", "Intra-node link, one direction: NVLink (quoted bidirectional) / 2, else PCIe", _S),
@@ -89,6 +101,8 @@ QUANTITIES = [
     Q("st_kv_width", "count", "K and V elements per token per layer that context parallelism passes", _S),
     Q("st_kv_heads_split", "count", "TP ranks the K and V heads split over, min(TP, KV heads)", _S),
     Q("st_head_params", "count", "LM head weights d·V (last stage)", "17.3.6"),
+    Q("st_fp8_cast_elems", "elements", "GEMM operand elements quantised per token and layer forward "
+      "(inputs of Q/K/V, output, FFN up, FFN down: 2d + a·d_v + d_ff active)", "workbook/reference/fp8.py"),
     Q("st_attn_mask_frac", "fraction", "Share of the s x s scores computed (Flash: causal half; unfused: all)", _S),
 ]
 
@@ -111,7 +125,9 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
     """The scenario as keywords of workbook.reference.step_time.step_time."""
     t = ctx.s.training
     interleaved = t.pipeline_schedule == "interleaved"
-    grad_b, weight_b = BYTES_PER_ELEMENT[t.grad_precision], BYTES_PER_ELEMENT[t.precision]
+    recipe = fp8_recipe(t)
+    grad_b = BYTES_PER_ELEMENT[t.grad_precision]
+    weight_b = fp8.recipe(recipe).weight_bytes if recipe else BYTES_PER_ELEMENT[t.precision]
     return dict(
         stm.arch_from_model(ctx.model), dropout=_on(t.dropout),
         tp=t.tp, cp=t.cp, pp=t.pp, dp=t.num_gpus // (t.tp * t.cp * t.pp), ep=t.ep,
@@ -122,10 +138,16 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
         attention_kernel="flash" if _on(t.flash_attention) else "unfused", attention_mask_frac=CAUSAL_MASK_FRAC,
         act_bytes=ACT_BYTES[t.precision], grad_bytes=grad_b, weight_bytes=weight_b,
         optimizer_bytes_per_param=ADAM_STATE_RW_BYTES + grad_b + weight_b,
+        fp8_recipe=recipe, fp8_peak_TFLOPS=ctx.gpu.fp8_dense_TFLOPS,
         dp_overlap_frac=t.dp_overlap_frac, tp_overlap_frac=t.tp_overlap_frac, ep_overlap_frac=t.ep_overlap_frac,
         cp_overlap_frac=t.cp_overlap_frac, zero3_overlap_frac=t.zero3_overlap_frac,
         **hardware(ctx),
     )
+
+
+def fp8_recipe(t: Any) -> str | None:
+    """The FP8 recipe in use: the input (blank = delayed) under precision fp8, else None."""
+    return (t.fp8_recipe or fp8.DEFAULT_RECIPE) if t.precision == "fp8" else None
 
 
 def reference_step(ctx: Context) -> dict[str, float]:
@@ -142,9 +164,21 @@ def compute(ctx: Context) -> dict[str, float]:
     lps = math.ceil(m.layers / t.pp)
     mla = m.attention == "mla"
     out = {f"eff_{f}": float(getattr(ctx.eff, f)) for f, _, _ in _EFF}
+    recipe = fp8.recipe(t.fp8_recipe or fp8.DEFAULT_RECIPE)
+    on = kw["fp8_recipe"] is not None
+    fp8_peak = fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=kw["peak_TFLOPS"], fp8_dense_TFLOPS=kw["fp8_peak_TFLOPS"],
+                                        gemm_rate_frac=recipe.gemm_rate_frac)
+    layer_peak = fp8_peak if on else kw["peak_TFLOPS"]
     out.update({
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],
+        "st_fp8_flag": on,
+        "st_fp8_recipe_index": fp8.FP8_RECIPES.index(t.fp8_recipe or fp8.DEFAULT_RECIPE) + 1,
+        "st_fp8_gemm_rate_frac": recipe.gemm_rate_frac,
+        "st_fp8_cast_bytes": recipe.cast_bytes_per_elem,
+        "st_fp8_gemm_peak_TFLOPS": fp8_peak,
+        "st_layer_gemm_peak_TFLOPS": layer_peak,
+        "st_layer_gemm_FLOPS": layer_peak * TERA * kw["gemm_efficiency"],
         "st_attn_FLOPS": kw["peak_TFLOPS"] * TERA * (kw["attention_efficiency"] if flash else kw["gemm_efficiency"]),
         "st_hbm_Bps": kw["hbm_bw_GBps"] * GB * kw["hbm_efficiency"],
         "st_link_GBps": kw["nvlink_GBps"],
@@ -186,6 +220,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_kv_width": prof["kv_width"],
         "st_kv_heads_split": min(t.tp, max(1.0, m.n_heads if mla else m.n_kv_heads)),
         "st_head_params": prof["head_params"],
+        "st_fp8_cast_elems": fp8.cast_elems_per_token(d_model=m.d_model, n_heads=m.n_heads,
+                                                      v_head_dim=prof["v_head_dim"], ffn_width=prof["ffn_width_active"]),
         "st_attn_mask_frac": CAUSAL_MASK_FRAC if flash else 1.0,
     })
     out["st_ffn_active_params"] = prof["gemm_params_active"] - out["st_attn_matmul_params"]

@@ -33,8 +33,10 @@ QUANTITIES = [
     Q("st_gemm_mb_s", "s", "Matmul time per micro-batch on the busiest stage (fwd + bwd + recompute)", _S),
     Q("st_attention_mb_s", "s", "Attention-core time per micro-batch on the busiest stage", _S),
     Q("st_elementwise_mb_s", "s", "Element-wise (memory-bound) time per micro-batch on the busiest stage", _S),
-    Q("st_stage_compute_mb_s", "s", "Compute per micro-batch on the busiest stage (matmul + attention + element-wise)",
-      _S),
+    Q("st_fp8_cast_mb_s", "s", "FP8 quantisation per micro-batch on the busiest stage: operands of the layer GEMMs "
+      "cast forward, their gradients backward, again with full recompute (0 without FP8)", "workbook/reference/fp8.py"),
+    Q("st_stage_compute_mb_s", "s", "Compute per micro-batch on the busiest stage (matmul + attention + element-wise "
+      "+ FP8 casts)", _S),
     Q("st_head_s", "s", "LM head per micro-batch on the last stage (fwd + bwd)", _S),
     Q("st_tp_bw_GBps", "GB/s", "TP group bandwidth (NVLink inside a node, else the NIC)", "17.6.4"),
     Q("st_tp_alpha_s", "s", "TP collective latency", "17.6.2"),
@@ -114,6 +116,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_gemm_mb_s": r["gemm_mb_s"],
         "st_attention_mb_s": r["attention_mb_s"],
         "st_elementwise_mb_s": r["elementwise_mb_s"],
+        "st_fp8_cast_mb_s": r["fp8_cast_mb_s"],
         "st_stage_compute_mb_s": r["stage_compute_mb_s"],
         "st_head_s": head,
         "st_tp_bw_GBps": tp_bw,

@@ -45,6 +45,7 @@ import functools
 import math
 from typing import Any
 
+from workbook.reference import fp8
 from workbook.reference.params import ffn_matrices, mla_attention_params
 from workbook.units import BITS_PER_BYTE, GB, TERA
 
@@ -296,6 +297,8 @@ def stage_terms(
     grad_bytes: float = 4.0,
     weight_bytes: float = 2.0,
     optimizer_bytes_per_param: float = ADAM_BYTES_PER_PARAM,
+    fp8_recipe: str | None = None,
+    fp8_peak_TFLOPS: float | None = None,
     # overlap
     dp_overlap_frac: float = 1.0,
     tp_overlap_frac: float = 0.0,
@@ -378,13 +381,23 @@ def stage_terms(
     elem_fwd_B = act_bytes * (elem_d + elem_ff + elem_scores)
     elem_scores_B = act_bytes * elem_scores
 
+    # ---- FP8 recipe (workbook.reference.fp8): layer GEMMs at the FP8 rate, operands quantised through HBM
+    gemm_peak, t_cast = peak, 0.0
+    if fp8_recipe is not None:
+        rec = fp8.recipe(fp8_recipe)
+        gemm_peak = TERA * fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=peak_TFLOPS, fp8_dense_TFLOPS=fp8_peak_TFLOPS,
+                                                    gemm_rate_frac=rec.gemm_rate_frac)
+        cast_tok = fp8.cast_elems_per_token(d_model=d_model, n_heads=n_heads, v_head_dim=prof["v_head_dim"],
+                                            ffn_width=prof["ffn_width_active"])
+        t_cast = tokens_mb * cast_tok / shard * (FWD_UNITS + FWD_UNITS + rc["gemm"]) * rec.cast_bytes_per_elem / bw_hbm
+
     # ---- time per layer per micro-batch per GPU (fwd + bwd + recompute)
-    t_gemm = gemm_fwd / shard * (mb_units + rc["gemm"]) / (peak * gemm_efficiency)
+    t_gemm = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * gemm_efficiency)
     attn_eff = gemm_efficiency if attention_kernel == "unfused" else attention_efficiency
     t_attn = attn_fwd / shard * (mb_units + rc["attn"]) / (peak * attn_eff)
     elem_units = 1.0 + ELEMENTWISE_BWD_OVER_FWD
     t_elem = (elem_fwd_B * (elem_units + rc["elem"]) + elem_scores_B * rc["elem_scores"]) / bw_hbm
-    t_layer_compute = t_gemm + t_attn + t_elem
+    t_layer_compute = t_gemm + t_attn + t_elem + t_cast
     # LM head (last stage): matmul fwd + bwd, no recompute; logits element-wise ignored
     t_head = head_fwd / shard * mb_units / (peak * gemm_efficiency)
 
@@ -561,6 +574,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "gemm_mb_s": lps * s["t_gemm"],
         "attention_mb_s": lps * s["t_attn"],
         "elementwise_mb_s": lps * s["t_elem"],
+        "fp8_cast_mb_s": lps * s["t_cast"],
         "head_mb_s": s["t_head"] if s["t_last"] >= s["t_mid"] else 0.0,
         "tp_comm_mb_s": lps * s["t_tp_layer"],
         "tp_comm_step_s": micro_batches * lps * s["t_tp_layer"],

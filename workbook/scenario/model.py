@@ -11,6 +11,8 @@ WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
 Recompute = Literal["none", "selective", "full"]
+#: FP8 training recipes (workbook.reference.fp8; Transformer Engine, torchao.float8, DeepSeek-V3 §3.3)
+Fp8Recipe = Literal["delayed", "current", "rowwise", "blockwise"]
 #: "tensors": activations from the tensors each layer saves (Korthikanti et al. 2022, Megatron) and
 #: state sharded by parameter class (workbook.reference.activations, sharded_state);
 #: "book": the book's 17.4.5-17.4.8 formulas
@@ -38,13 +40,14 @@ TCO_MAX_YEARS = 10
 
 
 def In(default, *, title: str, unit: str, example, desc: str, note: str = "", required_if: str = "",
-       kind: str = "", **bounds):  # noqa: N802
+       kind: str = "", only_if: str = "", **bounds):  # noqa: N802
     """A scenario input: short title (validation title, INPUT ERROR text), unit, an example value,
     a description (the Plan label), an optional note (the Plan Notes column); for an optional
-    input, ``required_if="field=value"``: a sibling choice that makes a blank an error; ``kind`` names a
+    input, ``required_if="field=value"``: a sibling choice that makes a blank an error; ``only_if="field=value"``:
+    the sibling choice without which a given value is an error (blank = ignored); ``kind`` names a
     catalogue list the value is an id of ("engine": catalog/engines.yaml profiles)."""
     extra = {"unit": unit, "note": note, **({"required_if": required_if} if required_if else {}),
-             **({"kind": kind} if kind else {})}
+             **({"kind": kind} if kind else {}), **({"only_if": only_if} if only_if else {})}
     return Field(default, title=title, description=desc, examples=[example], json_schema_extra=extra, **bounds)
 
 
@@ -71,6 +74,11 @@ class TrainingInputs(_Strict):
                          desc="Gradient-accumulation steps GA")
     precision: Precision = In("bf16", title="Training precision", unit="choice", example="bf16",
                               desc="Weight and compute precision of training")
+    fp8_recipe: Optional[Fp8Recipe] = In(None, title="FP8 recipe", unit="choice", example="delayed",
+                                          desc="FP8 training recipe: per-tensor delayed or current scaling, "
+                                          "row-wise or block-wise scales (precision fp8 only)",
+                                          note="blank = delayed; refused unless precision is fp8",
+                                          only_if="precision=fp8")
     grad_precision: Precision = In("bf16", title="Gradient precision", unit="choice", example="bf16",
                                    desc="Gradient precision")
     optimizer: Optimizer = In("adam", title="Optimizer", unit="choice", example="adam",
@@ -172,6 +180,13 @@ class TrainingInputs(_Strict):
         if self.num_gpus % expert:
             raise ValueError(f"num_gpus={self.num_gpus} must be a multiple of etp*ep*pp={expert} "
                              "(expert-data-parallel degree; EP lives inside DP x CP)")
+        return self
+
+    @model_validator(mode="after")
+    def _fp8_recipe_needs_fp8(self) -> "TrainingInputs":
+        if self.fp8_recipe is not None and self.precision != "fp8":
+            raise ValueError(f"fp8_recipe={self.fp8_recipe} needs precision fp8 (precision is {self.precision}); "
+                             "leave fp8_recipe blank")
         return self
 
     @model_validator(mode="after")
