@@ -115,10 +115,11 @@ def hardware(ctx: Context) -> dict[str, float]:
     """The hardware keywords of step_time (reference.step_time.hardware_from_catalog)."""
     if ctx.eff is None:
         raise ValueError(f"GPU {ctx.gpu.id!r}: no efficiency record (catalog/efficiency.yaml)")
+    if not getattr(ctx.s, "_network_given", frozenset()) & NIC_INPUTS:  # (a planner's context has no network)
+        return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff)
     net = ctx.s.network
-    given = bool(getattr(ctx.s, "_network_given", frozenset()) & NIC_INPUTS)
-    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff, nic_Gbps=net.nic_Gbps if given else None,
-                                     nics_per_node=net.nics_per_node if given else None)
+    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff, nic_Gbps=net.nic_Gbps,
+                                     nics_per_node=net.nics_per_node)
 
 
 def step_kwargs(ctx: Context) -> dict[str, Any]:
@@ -141,6 +142,7 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
         fp8_recipe=recipe, fp8_peak_TFLOPS=ctx.gpu.fp8_dense_TFLOPS,
         dp_overlap_frac=t.dp_overlap_frac, tp_overlap_frac=t.tp_overlap_frac, ep_overlap_frac=t.ep_overlap_frac,
         cp_overlap_frac=t.cp_overlap_frac, zero3_overlap_frac=t.zero3_overlap_frac,
+        reshard_after_forward=_on(t.reshard_after_forward),
         **hardware(ctx),
     )
 

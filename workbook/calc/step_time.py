@@ -70,8 +70,16 @@ QUANTITIES = [
     Q("st_dp_nodes", "nodes", "Nodes of the DP·CP group", "17.6.10"),
     Q("st_dp_alpha_s", "s", "Latency of one hierarchical all-reduce over DP·CP", "17.6.10"),
     Q("st_dp_s_per_GB", "s/GB", "Hierarchical all-reduce time per GB over DP·CP (NVLink + NIC rings)", "17.6.10"),
-    Q("st_zero3_comm_mb_s", "s", "ZeRO-3 weight all-gathers per micro-batch (forward + backward)", "17.4.8"),
-    Q("st_zero3_exposed_mb_s", "s", "ZeRO-3 all-gathers not hidden under the stage compute", "17.4.8"),
+    Q("st_zero3_ag_mb_s", "s", "ZeRO-3 / FSDP: one all-gather of the stage's weights (0 below ZeRO-3)", "17.4.8"),
+    Q("st_zero3_rs_mb_s", "s", "ZeRO-3 / FSDP: one reduce-scatter of the stage's gradients (every micro-batch)",
+      "17.4.8"),
+    Q("st_zero3_reshard_flag", "0/1", "Weights resharded after the forward (1): gathered again for the backward",
+      "docs/step_time.md (ZeRO-3)"),
+    Q("st_zero3_comm_mb_s", "s", "ZeRO-3 communication per micro-batch: all-gathers (forward, backward if "
+      "resharded) + reduce-scatter", "17.4.8"),
+    Q("st_fwd_window_mb_s", "s", "Forward compute of one micro-batch on the stage (hides the forward gathers)", _S),
+    Q("st_zero3_exposed_mb_s", "s", "ZeRO-3 communication not hidden: the first layer's gather, the last layer's "
+      "reduce-scatter, and what the forward / backward compute does not cover", "docs/step_time.md (ZeRO-3)"),
     Q("st_microbatch_s", "s", "One micro-batch: slowest stage + PP sends + exposed ZeRO-3", _S),
 ]
 
@@ -149,8 +157,12 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_dp_nodes": k,
         "st_dp_alpha_s": dp_alpha,
         "st_dp_s_per_GB": s_per_GB,
-        "st_zero3_comm_mb_s": (dp_alpha + r["params_per_gpu"] * q["st_weight_bytes"] / GB * s_per_GB)
-        if t.zero_stage == 3 and q["st_dp_group"] > 1 else 0.0,
+        "st_zero3_ag_mb_s": r["zero3_all_gather_mb_s"],
+        "st_zero3_rs_mb_s": r["zero3_reduce_scatter_mb_s"],
+        "st_zero3_reshard_flag": t.reshard_after_forward == "on",
+        "st_zero3_comm_mb_s": r["zero3_all_gather_mb_s"] * (1 + (t.reshard_after_forward == "on"))
+        + r["zero3_reduce_scatter_mb_s"],
+        "st_fwd_window_mb_s": r["stage_compute_mb_s"] / (stm.FWD_UNITS + stm.BWD_UNITS + q["st_recompute_gemm_frac"]),
         "st_zero3_exposed_mb_s": r["zero3_exposed_mb_s"],
         "st_microbatch_s": r["microbatch_s"],
     }

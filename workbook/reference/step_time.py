@@ -305,6 +305,7 @@ def stage_terms(
     ep_overlap_frac: float = 0.0,
     cp_overlap_frac: float = 1.0,
     zero3_overlap_frac: float = 1.0,
+    reshard_after_forward: bool = True,
     # hardware
     peak_TFLOPS: float,
     hbm_bw_GBps: float,
@@ -462,6 +463,27 @@ def stage_terms(
     return dict(locals())
 
 
+def zero3_exposed_mb_s(*, all_gather_s: float, reduce_scatter_s: float, layers_per_stage: float, forward_s: float,
+                       compute_s: float, overlap_frac: float = 1.0, reshard_after_forward: bool = True) -> float:
+    """Exposed ZeRO-3 / FSDP communication of one micro-batch on one stage (docs/step_time.md "ZeRO-3").
+
+    ``all_gather_s``: gathering the stage's weights once; ``reduce_scatter_s``: reduce-scattering its
+    gradients once. Per layer with prefetch (FSDP2 / DeepSpeed ZeRO-3): the first layer's gather and the
+    last layer's reduce-scatter are exposed (1/L_stage of each); the other gathers of the forward hide
+    under ``overlap_frac`` x the forward compute, the backward's gathers (when the weights were resharded
+    after the forward) and the other reduce-scatters under ``overlap_frac`` x the rest of the compute
+    (backward and recompute)."""
+    _nonneg(all_gather_s=all_gather_s, reduce_scatter_s=reduce_scatter_s, forward_s=forward_s, compute_s=compute_s)
+    _pos(layers_per_stage=layers_per_stage)
+    _frac(overlap_frac=overlap_frac)
+    rest = 1 - 1 / layers_per_stage
+    edge = (all_gather_s + reduce_scatter_s) / layers_per_stage
+    fwd = max(0.0, all_gather_s * rest - overlap_frac * forward_s)
+    bwd_ag = all_gather_s if reshard_after_forward else 0.0
+    bwd = max(0.0, bwd_ag + reduce_scatter_s * rest - overlap_frac * (compute_s - forward_s))
+    return edge + fwd + bwd
+
+
 def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage: dict[str, Any] | None = None,
               **shape: Any) -> dict[str, float]:
     """Time of one optimizer step and its breakdown (module docstring; docs/step_time.md).
@@ -505,32 +527,37 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         t_pp_mb = 2 * s["virtual_stages"] * collective_time_s(primitive="p2p", size_GB=p2p_GB, n=2, bw_GBps=pp_bw,
                                                               alpha_s=pp_alpha)
 
-    # ---- ZeRO-3: all-gather the weights forward and backward of every micro-batch, overlappable
+    # ---- ZeRO-3 / FSDP per micro-batch: each layer's weights all-gathered before its forward (and again
+    # before its backward when resharded after the forward), its gradients reduce-scattered after its
+    # backward; the next layer's gather is prefetched under this layer's compute, so the first layer's
+    # gather and the last layer's reduce-scatter have nothing to hide under (zero3_overlap_frac of the
+    # forward / backward compute hides the rest)
     dp_group = dp * cp  # ranks holding the same dense weights
     ranks_node = max(1, min(dp_group, gpn // min(gpn, tp)))
-    t_zero3_mb = 0.0
+    g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
+    expert_params_gpu = s["expert_params_gpu"]
+    g_expert_GB = expert_params_gpu * s["grad_bytes"] / GB
+    t_zero3_mb = t_ag = t_rs = 0.0
     if zero_stage == 3 and dp_group > 1:
-        w_GB = s["params_gpu"] * s["weight_bytes"] / GB
-        t_ag = hierarchical_allreduce_time_s(size_GB=w_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
-                                             alpha_nic_s=alpha_nic, fraction=0.5)
-        t_zero3 = 2 * t_ag
-        t_zero3_mb = max(0.0, t_zero3 - s["zero3_overlap_frac"] * lps * t_layer_compute)
+        half = dict(n=dp_group, ranks_per_node=ranks_node, nvlink_GBps=bw_nvl, nic_GBps=bw_nic,
+                    alpha_nvlink_s=alpha_nvl, alpha_nic_s=alpha_nic, fraction=0.5)
+        t_ag = hierarchical_allreduce_time_s(size_GB=s["params_gpu"] * s["weight_bytes"] / GB, **half)
+        t_rs = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, **half)
+        t_zero3_mb = zero3_exposed_mb_s(all_gather_s=t_ag, reduce_scatter_s=t_rs, layers_per_stage=lps,
+                                        forward_s=lps * t_layer_compute * FWD_UNITS / (s["mb_units"] + s["rc"]["gemm"]),
+                                        compute_s=lps * t_layer_compute, overlap_frac=s["zero3_overlap_frac"],
+                                        reshard_after_forward=s["reshard_after_forward"])
 
     t_mb = s["t_stage_mb"] + t_pp_mb + t_zero3_mb
     bub = bubble_frac(pp=pp, micro_batches=micro_batches, schedule=s["schedule"], virtual_stages=s["virtual_stages"])
     t_pipeline = pipeline_time_s(micro_batches=micro_batches, microbatch_s=t_mb, bubble_frac=bub)
 
     # ---- DP: gradient reduce (all-reduce, or reduce-scatter + all-gather with ZeRO-1/2; both move
-    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac
-    g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
-    expert_params_gpu = s["expert_params_gpu"]
-    g_expert_GB = expert_params_gpu * s["grad_bytes"] / GB
+    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac; ZeRO-3
+    # reduce-scatters every micro-batch, its exposed part is in t_zero3_mb above
     t_dp = 0.0
     if zero_stage == 3:
-        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
-                                             alpha_nic_s=alpha_nic, fraction=0.5) * micro_batches
+        t_dp = t_rs * micro_batches
     else:
         t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB, n=dp_group, ranks_per_node=ranks_node,
                                              nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
@@ -540,7 +567,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
                                                   ranks_per_node=max(1, ranks_node // ep), nvlink_GBps=bw_nvl,
                                                   nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
                                                   alpha_nic_s=alpha_nic)
-    t_dp_exposed = max(0.0, t_dp - s["dp_overlap_frac"] * s["t_bwd_window"])
+    t_dp_exposed = 0.0 if zero_stage == 3 else max(0.0, t_dp - s["dp_overlap_frac"] * s["t_bwd_window"])
 
     # ---- optimizer: memory-bound Adam over the local (ZeRO >= 1: 1/DP) parameters
     opt_params = s["params_gpu"] / (dp_group if zero_stage >= 1 else 1)
@@ -584,6 +611,8 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "ep_comm_mb_s": lps * s["t_ep_layer"],
         "ep_exposed_mb_s": lps * s["t_ep_layer_exposed"],
         "pp_comm_mb_s": t_pp_mb,
+        "zero3_all_gather_mb_s": t_ag,
+        "zero3_reduce_scatter_mb_s": t_rs,
         "zero3_exposed_mb_s": t_zero3_mb,
         "bubble_step_s": micro_batches * t_mb * bub,
         "dp_comm_step_s": t_dp,

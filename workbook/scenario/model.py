@@ -164,6 +164,10 @@ class TrainingInputs(_Strict):
                                 desc="Fraction of the EP all-to-alls hidden under compute", note="0 = none")
     cp_overlap_frac: float = In(1.0, title="CP overlap", unit="fraction", example=1.0, ge=0, le=1,
                                 desc="Fraction of the attention core that hides the CP ring", note="1 = ring attention")
+    reshard_after_forward: OnOff = In("on", title="Reshard after forward", unit="choice", example="on",
+                                      desc="ZeRO-3 / FSDP: free the gathered weights after each layer's forward "
+                                      "and gather them again for its backward",
+                                      note="ZeRO-3 only; off keeps them (one all-gather per micro-batch, more memory)")
     zero3_overlap_frac: float = In(1.0, title="ZeRO-3 overlap", unit="fraction", example=1.0, ge=0, le=1,
                                    desc="Fraction of the stage compute that hides the ZeRO-3 weight all-gathers",
                                    note="1 = prefetched")

@@ -82,7 +82,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),
                 **step,
                 **_mfu_fields(rng_mfu, i, step["time_model"], gpu, fp8=precision == "fp8"),
-                **_physics_fields(rng_phys, fp8=precision == "fp8"),
+                **_physics_fields(rng_phys, fp8=precision == "fp8", zero3=i % 4 == 3),
             },
             inference={
                 "prompt_tokens": rng.choice([128, 1024, 4096]),
@@ -102,9 +102,12 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     return out
 
 
-def _physics_fields(rng: random.Random, fp8: bool) -> dict:
-    """The issue-21 training inputs (a stream of their own): the FP8 recipe of an FP8 run (blank = delayed)."""
-    return {"fp8_recipe": rng.choice([None, "delayed", "current", "rowwise", "blockwise"]) if fp8 else None}
+def _physics_fields(rng: random.Random, fp8: bool, zero3: bool) -> dict:
+    """The issue-21 training inputs (a stream of their own): the FP8 recipe of an FP8 run (blank = delayed),
+    resharding after the forward under ZeRO-3."""
+    recipe = rng.choice([None, "delayed", "current", "rowwise", "blockwise"])
+    reshard = rng.choice(["on", "off"])
+    return {"fp8_recipe": recipe if fp8 else None, "reshard_after_forward": reshard if zero3 else "on"}
 
 
 def _tco_fields(rng: random.Random) -> dict:

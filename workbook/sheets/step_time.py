@@ -6,6 +6,7 @@ all-reduce, (n-1)/n for an all-to-all, 1 for a send."""
 from __future__ import annotations
 
 from workbook.calc.step_time import TP_COLLECTIVES, TP_COLLECTIVES_RECOMPUTE
+from workbook.sheets.step_inputs import _flag
 from workbook.reference import step_time as stm
 
 CONSTANTS = [
@@ -30,6 +31,7 @@ CONSTANTS = [
 ]
 
 _LPS = "{st_layers_per_stage}"
+
 _GPN = "{gpu_gpus_per_node}"
 
 
@@ -109,9 +111,18 @@ ITEMS = {
     "st_dp_alpha_s": "=IF({st_ranks_per_node}>1,{st_nvlink_alpha_s},0)+IF({st_dp_nodes}>1,{st_nic_alpha_s},0)",
     "st_dp_s_per_GB": "=c_two*({st_ranks_per_node}-1)/{st_ranks_per_node}/{st_nvlink_bw_GBps}"
     "+c_two*({st_dp_nodes}-1)/{st_dp_nodes}/{st_ranks_per_node}/{st_nic_bw_GBps}",
-    # ZeRO-3: all-gather forward + all-gather backward = one all-reduce's bytes
-    "st_zero3_comm_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),{st_dp_alpha_s}"
-    "+{st_params_per_gpu}*{st_weight_bytes}/c_GB*{st_dp_s_per_GB},0)",
-    "st_zero3_exposed_mb_s": "=MAX(0,{st_zero3_comm_mb_s}-{training.zero3_overlap_frac}*{st_stage_compute_mb_s})",
+    # ZeRO-3: an all-gather (a reduce-scatter) is half a hierarchical all-reduce of the weights (gradients)
+    "st_zero3_ag_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),({st_dp_alpha_s}"
+    "+{st_params_per_gpu}*{st_weight_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
+    "st_zero3_rs_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),({st_dp_alpha_s}"
+    "+{st_params_per_gpu}*{st_grad_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
+    "st_zero3_reshard_flag": _flag("reshard_after_forward"),
+    "st_zero3_comm_mb_s": "=(1+{st_zero3_reshard_flag})*{st_zero3_ag_mb_s}+{st_zero3_rs_mb_s}",
+    "st_fwd_window_mb_s": "={st_stage_compute_mb_s}/(c_train_fwd_units+{st_recompute_gemm_frac})",
+    # per layer with prefetch: the first gather and the last reduce-scatter exposed, the rest under compute
+    "st_zero3_exposed_mb_s": f"=({{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}})/{_LPS}"
+    f"+MAX(0,{{st_zero3_ag_mb_s}}*(1-1/{_LPS})-{{training.zero3_overlap_frac}}*{{st_fwd_window_mb_s}})"
+    f"+MAX(0,{{st_zero3_reshard_flag}}*{{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}}*(1-1/{_LPS})"
+    "-{training.zero3_overlap_frac}*({st_stage_compute_mb_s}-{st_fwd_window_mb_s}))",
     "st_microbatch_s": "={st_stage_mb_s}+{st_pp_comm_mb_s}+{st_zero3_exposed_mb_s}",
 }
