@@ -408,7 +408,7 @@ _MEMO_CHANGES = {"layers": 16, "d_model": 4608, "d_ff": 16384, "n_heads": 16, "n
                  "gpus_per_node": 4, "gemm_efficiency": 0.5, "attention_efficiency": 0.3, "hbm_efficiency": 0.5,
                  "nvlink_efficiency": 0.5, "network_efficiency": 0.5, "nvlink_latency_s": 1e-4,
                  "network_latency_s": 1e-3, "fp8_recipe": "rowwise", "fp8_peak_TFLOPS": 1000.0,
-                 "reshard_after_forward": False}
+                 "reshard_after_forward": False, "elementwise_bytes_factor": 3.0}
 
 
 @pytest.mark.parametrize("name", sorted(_MEMO_CHANGES))

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from workbook.calc.base import Context, Q
+from workbook.catalog.frameworks import shipped_frameworks
 from workbook.reference import fp8
 from workbook.reference import step_time as stm
 from workbook.units import BYTES_PER_ELEMENT, GB, TERA
@@ -44,6 +45,13 @@ _S = "docs/step_time.md"
 
 QUANTITIES = [
     *[Q(f"eff_{f}", unit, f"Efficiency: {label}", "catalog/efficiency.yaml") for f, unit, label in _EFF],
+    Q("st_fw_gemm_factor", "x", "Framework: matmul efficiency vs Megatron's (Constants framework table)",
+      "catalog/frameworks.yaml"),
+    Q("st_fw_attn_factor", "x", "Framework: attention kernel efficiency vs Megatron's", "catalog/frameworks.yaml"),
+    Q("st_fw_elem_factor", "x", "Framework: element-wise HBM bytes vs Megatron's fused kernels",
+      "catalog/frameworks.yaml"),
+    Q("st_gemm_efficiency", "fraction", "Matmul efficiency in use: the GPU's x the framework's factor", _S),
+    Q("st_attention_efficiency", "fraction", "Attention efficiency in use: the GPU's x the framework's factor", _S),
     Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
     Q("st_gemm_FLOPS", "FLOP/s", "Sustained BF16 matmul rate: peak x matmul efficiency (LM head; layers in BF16)", _S),
     Q("st_fp8_flag", "0/1", "FP8 training (precision fp8): the layer GEMMs run at the recipe's FP8 rate", _S),
@@ -127,6 +135,10 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
     t = ctx.s.training
     interleaved = t.pipeline_schedule == "interleaved"
     recipe = fp8_recipe(t)
+    fw = shipped_frameworks()[t.framework]
+    hw = hardware(ctx)
+    hw["gemm_efficiency"] *= fw.gemm_efficiency_factor
+    hw["attention_efficiency"] *= fw.attention_efficiency_factor
     grad_b = BYTES_PER_ELEMENT[t.grad_precision]
     weight_b = fp8.recipe(recipe).weight_bytes if recipe else BYTES_PER_ELEMENT[t.precision]
     return dict(
@@ -140,10 +152,11 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
         act_bytes=ACT_BYTES[t.precision], grad_bytes=grad_b, weight_bytes=weight_b,
         optimizer_bytes_per_param=ADAM_STATE_RW_BYTES + grad_b + weight_b,
         fp8_recipe=recipe, fp8_peak_TFLOPS=ctx.gpu.fp8_dense_TFLOPS,
+        elementwise_bytes_factor=fw.elementwise_bytes_factor,
         dp_overlap_frac=t.dp_overlap_frac, tp_overlap_frac=t.tp_overlap_frac, ep_overlap_frac=t.ep_overlap_frac,
         cp_overlap_frac=t.cp_overlap_frac, zero3_overlap_frac=t.zero3_overlap_frac,
         reshard_after_forward=_on(t.reshard_after_forward),
-        **hardware(ctx),
+        **hw,
     )
 
 
@@ -166,12 +179,18 @@ def compute(ctx: Context) -> dict[str, float]:
     lps = math.ceil(m.layers / t.pp)
     mla = m.attention == "mla"
     out = {f"eff_{f}": float(getattr(ctx.eff, f)) for f, _, _ in _EFF}
+    fw = shipped_frameworks()[t.framework]
     recipe = fp8.recipe(t.fp8_recipe or fp8.DEFAULT_RECIPE)
     on = kw["fp8_recipe"] is not None
     fp8_peak = fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=kw["peak_TFLOPS"], fp8_dense_TFLOPS=kw["fp8_peak_TFLOPS"],
                                         gemm_rate_frac=recipe.gemm_rate_frac)
     layer_peak = fp8_peak if on else kw["peak_TFLOPS"]
     out.update({
+        "st_fw_gemm_factor": fw.gemm_efficiency_factor,
+        "st_fw_attn_factor": fw.attention_efficiency_factor,
+        "st_fw_elem_factor": fw.elementwise_bytes_factor,
+        "st_gemm_efficiency": kw["gemm_efficiency"],
+        "st_attention_efficiency": kw["attention_efficiency"],
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],
         "st_fp8_flag": on,

@@ -120,7 +120,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_elem_d_elems": elem_d,
         "st_elem_ff_elems": elem_ff,
         "st_elem_scores_elems": scores,
-        "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores),
+        "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores) * q["st_fw_elem_factor"],
         "st_gemm_mb_s": r["gemm_mb_s"],
         "st_attention_mb_s": r["attention_mb_s"],
         "st_elementwise_mb_s": r["elementwise_mb_s"],

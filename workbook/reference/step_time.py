@@ -299,6 +299,7 @@ def stage_terms(
     optimizer_bytes_per_param: float = ADAM_BYTES_PER_PARAM,
     fp8_recipe: str | None = None,
     fp8_peak_TFLOPS: float | None = None,
+    elementwise_bytes_factor: float = 1.0,
     # overlap
     dp_overlap_frac: float = 1.0,
     tp_overlap_frac: float = 0.0,
@@ -379,8 +380,9 @@ def stage_terms(
     if attention_kernel == "unfused":
         per_score = ELEM_PASSES_PER_SCORE_SOFTMAX + (ELEM_PASSES_PER_SCORE_DROPOUT if dropout else 0.0)
         elem_scores = tokens_mb * seq_len * n_heads * per_score / shard
-    elem_fwd_B = act_bytes * (elem_d + elem_ff + elem_scores)
-    elem_scores_B = act_bytes * elem_scores
+    # the framework's element-wise bytes vs Megatron's fused kernels (catalog/frameworks.yaml)
+    elem_fwd_B = act_bytes * (elem_d + elem_ff + elem_scores) * elementwise_bytes_factor
+    elem_scores_B = act_bytes * elem_scores * elementwise_bytes_factor
 
     # ---- FP8 recipe (workbook.reference.fp8): layer GEMMs at the FP8 rate, operands quantised through HBM
     gemm_peak, t_cast = peak, 0.0

@@ -13,6 +13,8 @@ Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini",
 Recompute = Literal["none", "selective", "full"]
 #: FP8 training recipes (workbook.reference.fp8; Transformer Engine, torchao.float8, DeepSeek-V3 §3.3)
 Fp8Recipe = Literal["delayed", "current", "rowwise", "blockwise"]
+#: training frameworks (catalog/frameworks.yaml profiles; megatron = the step model as validated)
+Framework = Literal["megatron", "deepspeed", "fsdp2_eager", "fsdp2_compile"]
 #: "tensors": activations from the tensors each layer saves (Korthikanti et al. 2022, Megatron) and
 #: state sharded by parameter class (workbook.reference.activations, sharded_state);
 #: "book": the book's 17.4.5-17.4.8 formulas
@@ -74,6 +76,9 @@ class TrainingInputs(_Strict):
                          desc="Gradient-accumulation steps GA")
     precision: Precision = In("bf16", title="Training precision", unit="choice", example="bf16",
                               desc="Weight and compute precision of training")
+    framework: Framework = In("megatron", title="Training framework", unit="choice", example="megatron",
+                              desc="Training framework profile: its kernel factors on the step model",
+                              note="catalog/frameworks.yaml; docs/frameworks.md")
     fp8_recipe: Optional[Fp8Recipe] = In(None, title="FP8 recipe", unit="choice", example="delayed",
                                           desc="FP8 training recipe: per-tensor delayed or current scaling, "
                                           "row-wise or block-wise scales (precision fp8 only)",

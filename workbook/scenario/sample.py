@@ -104,10 +104,12 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
 
 def _physics_fields(rng: random.Random, fp8: bool, zero3: bool) -> dict:
     """The issue-21 training inputs (a stream of their own): the FP8 recipe of an FP8 run (blank = delayed),
-    resharding after the forward under ZeRO-3."""
+    resharding after the forward under ZeRO-3, the training framework profile."""
     recipe = rng.choice([None, "delayed", "current", "rowwise", "blockwise"])
     reshard = rng.choice(["on", "off"])
-    return {"fp8_recipe": recipe if fp8 else None, "reshard_after_forward": reshard if zero3 else "on"}
+    framework = rng.choice(["megatron", "megatron", "deepspeed", "fsdp2_eager", "fsdp2_compile"])
+    return {"fp8_recipe": recipe if fp8 else None, "reshard_after_forward": reshard if zero3 else "on",
+            "framework": framework}
 
 
 def _tco_fields(rng: random.Random) -> dict:

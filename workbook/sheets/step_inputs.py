@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import get_args
 
+from workbook.catalog.frameworks import shipped_frameworks
 from workbook.calc.step_inputs import _EFF, ACT_BYTES, ADAM_STATE_RW_BYTES, CAUSAL_MASK_FRAC
 from workbook.reference import fp8
 from workbook.reference import step_time as stm
@@ -34,6 +35,10 @@ TABLES = {
                                      "weight_bytes": r.weight_bytes}) for n, r in fp8.RECIPES.items()],
                       "workbook/reference/fp8.py: TE DelayedScaling / Float8CurrentScaling, torchao rowwise, "
                       "DeepSeek-V3 blockwise; rowwise and blockwise GEMM rates are estimates"),
+    "st_framework": ("id", [(f.id, {"gemm_factor": f.gemm_efficiency_factor, "attn_factor":
+                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor})
+                             for f in shipped_frameworks().values()],
+                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM"),
     "st_precision": ("name", [(p, {"act_bytes": ACT_BYTES[p]}) for p in get_args(Precision)],
                      "docs/step_time.md (BF16 activations; FP32 4 B)"),
 }
@@ -54,8 +59,12 @@ def _flag(key: str) -> str:
 
 ITEMS = {
     **{f"eff_{f}": _eff(f) for f, _, _ in _EFF},
+    **{f"st_fw_{c}_factor": f"=INDEX(t_st_framework_{c}_factor,MATCH({{training.framework}},t_st_framework_id,0))"
+       for c in ("gemm", "attn", "elem")},
+    "st_gemm_efficiency": "={eff_gemm_efficiency}*{st_fw_gemm_factor}",
+    "st_attention_efficiency": "={eff_attention_efficiency}*{st_fw_attn_factor}",
     "st_peak_TFLOPS": "={gpu_bf16_dense_TFLOPS}",
-    "st_gemm_FLOPS": "={st_peak_TFLOPS}*c_tera*{eff_gemm_efficiency}",
+    "st_gemm_FLOPS": "={st_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
     "st_fp8_flag": "=IF({training.precision}=\"fp8\",1,0)",
     "st_fp8_recipe_index": "=IF(ISBLANK({training.fp8_recipe}),1,MATCH({training.fp8_recipe},t_st_fp8_recipe_name,0))",
     "st_fp8_gemm_rate_frac": "=INDEX(t_st_fp8_recipe_gemm_rate_frac,{st_fp8_recipe_index})",
@@ -64,9 +73,9 @@ ITEMS = {
     "st_fp8_gemm_peak_TFLOPS": "=IF({gpu_fp8_dense_TFLOPS}>0,{gpu_fp8_dense_TFLOPS}*{st_fp8_gemm_rate_frac},"
     "{st_peak_TFLOPS})",
     "st_layer_gemm_peak_TFLOPS": "={st_peak_TFLOPS}+{st_fp8_flag}*({st_fp8_gemm_peak_TFLOPS}-{st_peak_TFLOPS})",
-    "st_layer_gemm_FLOPS": "={st_layer_gemm_peak_TFLOPS}*c_tera*{eff_gemm_efficiency}",
-    "st_attn_FLOPS": "={st_peak_TFLOPS}*c_tera*IF({training.flash_attention}=\"on\",{eff_attention_efficiency},"
-    "{eff_gemm_efficiency})",
+    "st_layer_gemm_FLOPS": "={st_layer_gemm_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
+    "st_attn_FLOPS": "={st_peak_TFLOPS}*c_tera*IF({training.flash_attention}=\"on\",{st_attention_efficiency},"
+    "{st_gemm_efficiency})",
     "st_hbm_Bps": "={gpu_hbm_bw_GBps}*c_GB*{eff_hbm_efficiency}",
     "st_link_GBps": "=IF({gpu_nvlink_bw_GBps}>0,{gpu_nvlink_bw_GBps}/c_two,{gpu_pcie_bw_GBps})",
     "st_nvlink_bw_GBps": "={st_link_GBps}*{eff_nvlink_efficiency}",

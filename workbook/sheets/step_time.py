@@ -53,14 +53,15 @@ ITEMS = {
     "st_elem_ff_elems": "={st_tokens_mb}*{st_ffn_width}*{ffn_matrices}/{st_shard}",
     "st_elem_scores_elems": "=(1-{st_flash_flag})*{st_tokens_mb}*{training.seq_len}*{model_n_heads}"
     "*(c_st_score_passes_softmax+c_st_score_passes_dropout*{st_dropout_flag})/{st_shard}",
-    "st_elem_fwd_B": "={st_act_bytes}*({st_elem_d_elems}+{st_elem_ff_elems}+{st_elem_scores_elems})",
+    "st_elem_fwd_B": "={st_act_bytes}*({st_elem_d_elems}+{st_elem_ff_elems}+{st_elem_scores_elems})"
+    "*{st_fw_elem_factor}",
     "st_gemm_mb_s": f"={_LPS}*{{st_gemm_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_gemm_frac}})"
     "/{st_layer_gemm_FLOPS}",
     "st_attention_mb_s": f"={_LPS}*{{st_attn_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_attn_frac}})"
     "/{st_attn_FLOPS}",
     # forward 1 + backward 2 passes (+1 full recompute); selective recomputes the score bytes only
     "st_elementwise_mb_s": f"={_LPS}*({{st_elem_fwd_B}}*(1+c_st_elem_bwd_over_fwd+{{st_recompute_elem_frac}})"
-    "+{st_act_bytes}*{st_elem_scores_elems}*{st_recompute_scores_frac})/{st_hbm_Bps}",
+    "+{st_act_bytes}*{st_elem_scores_elems}*{st_fw_elem_factor}*{st_recompute_scores_frac})/{st_hbm_Bps}",
     # FP8: GEMM operands quantised forward, their gradients backward (2 passes, +1 with full recompute)
     "st_fp8_cast_mb_s": f"={{st_fp8_flag}}*{_LPS}*{{st_tokens_mb}}*{{st_fp8_cast_elems}}/{{st_shard}}"
     "*(c_two+{st_recompute_gemm_frac})*{st_fp8_cast_bytes}/{st_hbm_Bps}",
