@@ -153,6 +153,7 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
         optimizer_bytes_per_param=ADAM_STATE_RW_BYTES + grad_b + weight_b,
         fp8_recipe=recipe, fp8_peak_TFLOPS=ctx.gpu.fp8_dense_TFLOPS,
         elementwise_bytes_factor=fw.elementwise_bytes_factor,
+        gemm_ridge_p=ctx.eff.gemm_ridge_p_fp8 if recipe else ctx.eff.gemm_ridge_p_bf16,
         dp_overlap_frac=t.dp_overlap_frac, tp_overlap_frac=t.tp_overlap_frac, ep_overlap_frac=t.ep_overlap_frac,
         cp_overlap_frac=t.cp_overlap_frac, zero3_overlap_frac=t.zero3_overlap_frac,
         reshard_after_forward=_on(t.reshard_after_forward),

@@ -30,7 +30,15 @@ QUANTITIES = [
     Q("st_elem_ff_elems", "elements", "Element-wise elements of the FFN activation per layer forward per GPU", _S),
     Q("st_elem_scores_elems", "elements", "Unfused softmax and dropout score elements per layer forward per GPU", _S),
     Q("st_elem_fwd_B", "B", "Element-wise bytes of one layer forward per GPU (Q_fwd)", _S),
-    Q("st_gemm_mb_s", "s", "Matmul time per micro-batch on the busiest stage (fwd + bwd + recompute)", _S),
+    Q("st_gemm_ridge_p", "exponent", "Smooth-roofline exponent of the layer GEMMs (Efficiency: BF16, or FP8 "
+      "under an FP8 recipe)", "docs/serving.md (Factors)"),
+    Q("st_gemm_compute_mb_s", "s", "Matmul compute bound per micro-batch on the busiest stage (fwd + bwd + "
+      "recompute)", _S),
+    Q("st_gemm_operand_bytes", "B", "Bytes per GEMM weight operand read (FP8 recipe 1, else the activation's)", _S),
+    Q("st_gemm_memory_mb_s", "s", "Matmul memory bound per micro-batch: the layer's weights on the GPU and its "
+      "GEMM activations in and out, per pass, over HBM", _S),
+    Q("st_gemm_mb_s", "s", "Matmul time per micro-batch on the busiest stage: smooth roofline of the two bounds "
+      "(decode_time.gemm_time_s)", _S),
     Q("st_attention_mb_s", "s", "Attention-core time per micro-batch on the busiest stage", _S),
     Q("st_elementwise_mb_s", "s", "Element-wise (memory-bound) time per micro-batch on the busiest stage", _S),
     Q("st_fp8_cast_mb_s", "s", "FP8 quantisation per micro-batch on the busiest stage: operands of the layer GEMMs "
@@ -87,6 +95,7 @@ QUANTITIES = [
 def compute(ctx: Context) -> dict[str, float]:
     t, q, m = ctx.s.training, ctx.q, ctx.model
     r = reference_step(ctx)
+    kw_p = ctx.eff.gemm_ridge_p_fp8 if q["st_fp8_flag"] else ctx.eff.gemm_ridge_p_bf16
     gpn = int(ctx.gpu.gpus_per_node)
     nvl, nic = (q["st_nvlink_bw_GBps"], q["st_nvlink_alpha_s"]), (q["st_nic_bw_GBps"], q["st_nic_alpha_s"])
     tokens, shard, act_b, s = q["st_tokens_mb"], q["st_shard"], q["st_act_bytes"], t.seq_len
@@ -121,6 +130,10 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_elem_ff_elems": elem_ff,
         "st_elem_scores_elems": scores,
         "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores) * q["st_fw_elem_factor"],
+        "st_gemm_ridge_p": kw_p,
+        "st_gemm_compute_mb_s": r["gemm_compute_mb_s"],
+        "st_gemm_operand_bytes": 1.0 if q["st_fp8_flag"] else act_b,
+        "st_gemm_memory_mb_s": r["gemm_memory_mb_s"],
         "st_gemm_mb_s": r["gemm_mb_s"],
         "st_attention_mb_s": r["attention_mb_s"],
         "st_elementwise_mb_s": r["elementwise_mb_s"],

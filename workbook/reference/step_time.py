@@ -46,6 +46,7 @@ import math
 from typing import Any
 
 from workbook.reference import fp8
+from workbook.reference.decode_time import gemm_time_s
 from workbook.reference.params import ffn_matrices, mla_attention_params
 from workbook.units import BITS_PER_BYTE, GB, TERA
 
@@ -300,6 +301,7 @@ def stage_terms(
     fp8_recipe: str | None = None,
     fp8_peak_TFLOPS: float | None = None,
     elementwise_bytes_factor: float = 1.0,
+    gemm_ridge_p: float | None = None,
     # overlap
     dp_overlap_frac: float = 1.0,
     tp_overlap_frac: float = 0.0,
@@ -386,16 +388,27 @@ def stage_terms(
 
     # ---- FP8 recipe (workbook.reference.fp8): layer GEMMs at the FP8 rate, operands quantised through HBM
     gemm_peak, t_cast = peak, 0.0
+    # GEMM operand elements per token and layer forward (inputs of Q/K/V, output, FFN up, FFN down)
+    gemm_io_tok = fp8.cast_elems_per_token(d_model=d_model, n_heads=n_heads, v_head_dim=prof["v_head_dim"],
+                                           ffn_width=prof["ffn_width_active"])
     if fp8_recipe is not None:
         rec = fp8.recipe(fp8_recipe)
         gemm_peak = TERA * fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=peak_TFLOPS, fp8_dense_TFLOPS=fp8_peak_TFLOPS,
                                                     gemm_rate_frac=rec.gemm_rate_frac)
-        cast_tok = fp8.cast_elems_per_token(d_model=d_model, n_heads=n_heads, v_head_dim=prof["v_head_dim"],
-                                            ffn_width=prof["ffn_width_active"])
-        t_cast = tokens_mb * cast_tok / shard * (FWD_UNITS + FWD_UNITS + rc["gemm"]) * rec.cast_bytes_per_elem / bw_hbm
+        t_cast = tokens_mb * gemm_io_tok / shard * (FWD_UNITS + FWD_UNITS + rc["gemm"]) * rec.cast_bytes_per_elem / bw_hbm
 
     # ---- time per layer per micro-batch per GPU (fwd + bwd + recompute)
-    t_gemm = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * gemm_efficiency)
+    t_gemm_comp = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * gemm_efficiency)
+    # shape: the layer GEMMs' HBM traffic (their weights on this GPU and their activation operands in and
+    # out) against their FLOPs on the serving models' smooth roofline (decode_time.gemm_time_s, p fitted to
+    # GEMM tables); small token counts per micro-batch and TP-split matrices approach the memory bound
+    t_gemm_mem = 0.0
+    t_gemm = t_gemm_comp
+    if gemm_ridge_p is not None:
+        operand_B = 1.0 if fp8_recipe is not None else act_bytes
+        pass_B = prof["gemm_params_active"] / tp * operand_B + 2 * tokens_gpu * gemm_io_tok / tp * act_bytes
+        t_gemm_mem = pass_B * (mb_units + rc["gemm"]) / bw_hbm
+        t_gemm = gemm_time_s(memory_s=t_gemm_mem, compute_s=t_gemm_comp, ridge_p=gemm_ridge_p)
     attn_eff = gemm_efficiency if attention_kernel == "unfused" else attention_efficiency
     t_attn = attn_fwd / shard * (mb_units + rc["attn"]) / (peak * attn_eff)
     elem_units = 1.0 + ELEMENTWISE_BWD_OVER_FWD
@@ -601,6 +614,8 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "microbatch_s": t_mb,
         "stage_compute_mb_s": lps * t_layer_compute,
         "gemm_mb_s": lps * s["t_gemm"],
+        "gemm_compute_mb_s": lps * s["t_gemm_comp"],
+        "gemm_memory_mb_s": lps * s["t_gemm_mem"],
         "attention_mb_s": lps * s["t_attn"],
         "elementwise_mb_s": lps * s["t_elem"],
         "fp8_cast_mb_s": lps * s["t_cast"],

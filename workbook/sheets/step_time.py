@@ -55,8 +55,17 @@ ITEMS = {
     "*(c_st_score_passes_softmax+c_st_score_passes_dropout*{st_dropout_flag})/{st_shard}",
     "st_elem_fwd_B": "={st_act_bytes}*({st_elem_d_elems}+{st_elem_ff_elems}+{st_elem_scores_elems})"
     "*{st_fw_elem_factor}",
-    "st_gemm_mb_s": f"={_LPS}*{{st_gemm_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_gemm_frac}})"
+    "st_gemm_ridge_p": "=IF({st_fp8_flag}=1,{eff_gemm_ridge_p_fp8},{eff_gemm_ridge_p_bf16})",
+    "st_gemm_compute_mb_s": f"={_LPS}*{{st_gemm_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_gemm_frac}})"
     "/{st_layer_gemm_FLOPS}",
+    "st_gemm_operand_bytes": "=IF({st_fp8_flag}=1,1,{st_act_bytes})",
+    # per pass: the layer's weights on this GPU + GEMM activations in and out (2 x operand elements / TP)
+    "st_gemm_memory_mb_s": f"={_LPS}*({{st_gemm_params}}/{{training.tp}}*{{st_gemm_operand_bytes}}+c_two"
+    "*{st_tokens_mb}/{training.cp}*{st_fp8_cast_elems}/{training.tp}*{st_act_bytes})"
+    "*(c_train_fwd_units+{st_recompute_gemm_frac})/{st_hbm_Bps}",
+    # smooth roofline (t_mem^p + t_comp^p)^(1/p), as the serving models' GEMMs (both bounds > 0)
+    "st_gemm_mb_s": "=POWER(POWER({st_gemm_memory_mb_s},{st_gemm_ridge_p})+POWER({st_gemm_compute_mb_s},"
+    "{st_gemm_ridge_p}),1/{st_gemm_ridge_p})",
     "st_attention_mb_s": f"={_LPS}*{{st_attn_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_attn_frac}})"
     "/{st_attn_FLOPS}",
     # forward 1 + backward 2 passes (+1 full recompute); selective recomputes the score bytes only
