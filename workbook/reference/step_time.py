@@ -437,8 +437,10 @@ def stage_terms(
         chunk_GB = micro_batch * (seq_len / cp) * kv_local * act_bytes / GB
         passes = 1 + 2 + (1 if recompute == "full" else 0)
         t_cp_layer = passes * ((cp - 1) * cp_alpha + (cp - 1) * chunk_GB / cp_bw)
-        t_attn_layer = t_attn
-        t_cp_layer_exposed = max(0.0, t_cp_layer - cp_overlap_frac * t_attn_layer)
+        # ring step by step: each of the c-1 transfers hides under the attention of one chunk pair, 1/c of
+        # the core; the local (diagonal) chunk's attention runs before any transfer and hides nothing
+        t_attn_ring = t_attn * (cp - 1) / cp
+        t_cp_layer_exposed = max(0.0, t_cp_layer - cp_overlap_frac * t_attn_ring)
 
     # ---- EP: all-to-all dispatch + combine per MoE layer forward, twice backward, again with full
     # recompute; top_k copies of each token (spec 17.6.6 with the top-k factor)

@@ -91,7 +91,9 @@ ITEMS = {
     "*{st_act_bytes}/c_GB",
     "st_cp_comm_mb_s": f"=IF({{training.cp}}>1,{_LPS}*(c_train_fwd_units+{{st_recompute_full_flag}})"
     "*({training.cp}-1)*({st_cp_alpha_s}+{st_cp_chunk_GB}/{st_cp_bw_GBps}),0)",
-    "st_cp_exposed_mb_s": "=MAX(0,{st_cp_comm_mb_s}-{training.cp_overlap_frac}*{st_attention_mb_s})",
+    # the c-1 ring transfers hide under c-1 of the c chunk pairs' attention (the local one hides nothing)
+    "st_cp_exposed_mb_s": "=MAX(0,{st_cp_comm_mb_s}-{training.cp_overlap_frac}*{st_attention_mb_s}*({training.cp}-1)"
+    "/{training.cp})",
     # ---- EP: dispatch + combine all-to-alls per MoE layer, as many as the TP all-reduces
     "st_ep_bw_GBps": _link("{training.tp}*{training.ep}", "bw_GBps"),
     "st_ep_alpha_s": _link("{training.tp}*{training.ep}", "alpha_s"),
