@@ -244,3 +244,20 @@ def test_shared_holdings_give_the_same_state(mid, kw, zero):
             assert {**rows[j], "stage": r["stage"], "stages_held": r["stages_held"]} == r
     with pytest.raises(ValueError, match="holdings must give"):
         ss.model_state_per_gpu(m, num_gpus=kw["tp"] * kw["pp"] * kw.get("cp", 1) * 8, holdings=held[:-1], **kw)
+
+
+def test_zero3_without_reshard_after_forward_keeps_the_stage_weights_gathered():
+    """FSDP reshard_after_forward=False: at the backward's start every layer of the stage is gathered, so the
+    working set adds the stage's other weights unsharded (issue 21); at ZeRO 0-2 the flag changes nothing."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import sharded_state as ss
+
+    m = load_catalog().model("llama-3-8b")
+    on = ss.model_state_per_gpu(m, num_gpus=16, zero_stage=3)
+    off = ss.model_state_per_gpu(m, num_gpus=16, zero_stage=3, reshard_after_forward=False)
+    w = 2.0  # BF16 weights of the default recipe
+    extra = (on["dense_params"] + on["expert_params"] - on["zero3_layer_params"]) * w
+    assert off["model_states_bytes"] - on["model_states_bytes"] == pytest.approx(extra)
+    z1 = [ss.model_state_per_gpu(m, num_gpus=16, zero_stage=1, reshard_after_forward=r)["model_states_bytes"]
+          for r in (True, False)]
+    assert z1[0] == z1[1]

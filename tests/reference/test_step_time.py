@@ -407,7 +407,9 @@ _MEMO_CHANGES = {"layers": 16, "d_model": 4608, "d_ff": 16384, "n_heads": 16, "n
                  "peak_TFLOPS": 500.0, "hbm_bw_GBps": 2000.0, "nvlink_GBps": 200.0, "nic_GBps": 25.0,
                  "gpus_per_node": 4, "gemm_efficiency": 0.5, "attention_efficiency": 0.3, "hbm_efficiency": 0.5,
                  "nvlink_efficiency": 0.5, "network_efficiency": 0.5, "nvlink_latency_s": 1e-4,
-                 "network_latency_s": 1e-3}
+                 "network_latency_s": 1e-3, "fp8_recipe": "rowwise", "fp8_peak_TFLOPS": 1000.0,
+                 "reshard_after_forward": False, "elementwise_bytes_factor": 3.0,
+                 "gemm_ridge_p": 2.0}
 
 
 @pytest.mark.parametrize("name", sorted(_MEMO_CHANGES))
@@ -451,3 +453,43 @@ def test_step_time_from_stage_terms_is_step_time():
         stm.step_time(dp=1, micro_batches=4, cp=1, **{k: v for k, v in kw.items() if k != "cp"})
     with pytest.raises(ValueError, match="dp must be"):
         stm.step_time(dp=0, micro_batches=4, stage=stage)
+
+
+# --------------------------------------------------------------------------- ZeRO-3 per micro-batch (issue 21)
+def test_zero3_exposes_only_the_edge_layers_when_compute_covers_the_rest():
+    got = stm.zero3_exposed_mb_s(all_gather_s=0.08, reduce_scatter_s=0.08, layers_per_stage=8, forward_s=1.0,
+                                 compute_s=3.0)
+    assert got == pytest.approx((0.08 + 0.08) / 8)
+    slow = stm.zero3_exposed_mb_s(all_gather_s=2.0, reduce_scatter_s=2.0, layers_per_stage=8, forward_s=1.0,
+                                  compute_s=3.0)
+    assert slow == pytest.approx(0.5 + (2.0 * 7 / 8 - 1.0) + (2.0 + 2.0 * 7 / 8 - 2.0))
+    kept = stm.zero3_exposed_mb_s(all_gather_s=2.0, reduce_scatter_s=2.0, layers_per_stage=8, forward_s=1.0,
+                                  compute_s=3.0, reshard_after_forward=False)
+    assert kept < slow
+
+
+def test_zero3_reduce_scatter_is_hidden_under_every_micro_batch_not_only_the_last():
+    kw = dict(_memo_kwargs(), tp=1, cp=1, pp=1, ep=1, seq_len=4096)
+    one = stm.step_time(dp=16, micro_batches=1, zero_stage=3, **kw)
+    many = stm.step_time(dp=16, micro_batches=8, zero_stage=3, **kw)
+    # the step grows with the micro-batches, no faster than they do (no reduce-scatter piled on the last)
+    assert many["step_s"] <= 8 * one["step_s"] * (1 + 1e-9)
+    assert many["dp_comm_step_s"] == pytest.approx(8 * one["dp_comm_step_s"])
+    assert many["dp_exposed_step_s"] == 0.0
+
+
+def test_gemm_efficiency_depends_on_the_shape_through_the_smooth_roofline():
+    """Small token counts per micro-batch and TP-split matrices run below the compute rate (the serving
+    models' GEMM roofline, decode_time.gemm_time_s, p from catalog/efficiency.yaml); large ones do not."""
+    kw = dict(_memo_kwargs(), tp=8, cp=1, pp=1, ep=1, recompute="none")
+    p = load_catalog().efficiency_of("h100").gemm_ridge_p_bf16
+
+    def per_token(seq: int, **over) -> float:
+        r = stm.step_time(dp=1, micro_batches=1, zero_stage=0, **{**kw, "seq_len": seq, **over})
+        return r["gemm_mb_s"] / seq
+
+    ideal_small, shaped_small = per_token(64), per_token(64, gemm_ridge_p=p)
+    ideal_big, shaped_big = per_token(8192), per_token(8192, gemm_ridge_p=p)
+    assert shaped_small > ideal_small * 1.05  # memory-bound share at 64 tokens on 8-way TP
+    assert shaped_big == pytest.approx(ideal_big, rel=1e-3)  # compute-bound at 8K tokens
+    assert shaped_small > shaped_big

@@ -49,6 +49,8 @@ QUANTITIES = [
       "One MoE block per GPU, gathered: (attention + shared experts) / TP + norms + router + routed experts / (EP x ETP)", _D),
     Q("state_zero3_gather_bytes_per_param", "B/param",
       "ZeRO-3 working-set bytes per gathered parameter: weights + their gradients (0 below ZeRO-3)", _D),
+    Q("state_zero3_kept_flag", "0/1", "ZeRO-3 keeping the gathered weights from forward to backward (reshard after "
+      "forward off): the stage's weights are all gathered at the backward's start", "docs/step_time.md (ZeRO-3)"),
     Q("state_dense_bytes_per_param", "B/param", "Dense state bytes per parameter at the ZeRO stage", _Z),
     Q("state_expert_bytes_per_param", "B/param", "Expert state bytes per parameter at the ZeRO stage", _Z),
     *[q for x, name in CANDIDATES for q in (
@@ -66,7 +68,8 @@ QUANTITIES = [
     Q("state_optimizer_GB", "GB", "Optimizer states per GPU on the most loaded rank (tensor model)", _M),
     Q("state_per_gpu_GB", "GB", "Weights + gradients + optimizer per GPU on the most loaded rank", _M),
     Q("state_zero3_layer_params", "params", "Largest layer gathered per GPU on the most loaded rank", _D),
-    Q("state_zero3_working_set_GB", "GB", "ZeRO-3 working set per GPU: the gathered layer's weights + gradients", _D),
+    Q("state_zero3_working_set_GB", "GB", "ZeRO-3 working set per GPU: the gathered layer's weights + gradients "
+      "(+ the stage's other weights, unsharded, when they are kept gathered)", _D),
     Q("state_model_states_per_gpu_GB", "GB",
       "Model states per GPU: weights + gradients + optimizer + ZeRO-3 working set (DeepSpeed's estimate)", _D),
     Q("state_act_per_gpu_GB", "GB", "Activations on the most loaded rank (or the per-GPU override)", _M),
@@ -87,7 +90,8 @@ def compute(ctx: Context) -> dict[str, float]:
     etp = int(q["plan_etp"])
     rec = recipe(q)
     state = ss.model_state_per_gpu(m, num_gpus=t.num_gpus, tp=t.tp, pp=t.pp, cp=t.cp, ep=t.ep, etp=etp,
-                                   zero_stage=t.zero_stage, recipe=rec)
+                                   zero_stage=t.zero_stage, recipe=rec,
+                                   reshard_after_forward=t.reshard_after_forward == "on")
     acts = stage_activations(ctx)
     c = ss.sharding_param_counts(m)
     last = ss.stage_params(counts=c, first_layer=0, n_layers=0, first_stage=False, last_stage=True, pp=t.pp)
@@ -135,6 +139,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "state_grads_GB": worst["grads"] / GB,
         "state_optimizer_GB": worst["optimizer"] / GB,
         "state_per_gpu_GB": worst["total_bytes"] / GB,
+        "state_zero3_kept_flag": t.zero_stage == 3 and t.reshard_after_forward == "off",
         "state_zero3_layer_params": worst["zero3_layer_params"],
         "state_zero3_working_set_GB": worst["zero3_working_bytes"] / GB,
         "state_model_states_per_gpu_GB": worst["model_states_bytes"] / GB,

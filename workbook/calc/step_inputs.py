@@ -14,15 +14,20 @@ import math
 from typing import Any
 
 from workbook.calc.base import Context, Q
+from workbook.catalog.frameworks import shipped_frameworks
+from workbook.reference import fp8
 from workbook.reference import step_time as stm
 from workbook.units import BYTES_PER_ELEMENT, GB, TERA
 
-#: bytes of an activation element by training precision: FP32 4, else 2 (FP8 keeps BF16 activations;
-#: the step model does not model FP8 compute, docs/step_time.md "Limits")
+#: bytes of an activation element by training precision: FP32 4, else 2 (FP8 recipes keep BF16 activations
+#: between layers; only GEMM operands are quantised, workbook.reference.fp8)
 ACT_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 2.0}
 #: optimizer traffic per local parameter besides the gradient read and the weight write: mixed-precision
 #: Adam reads and writes the FP32 master, m and v (2 x 12 B) - step_time.ADAM_BYTES_PER_PARAM = 24 + 4 + 2
 ADAM_STATE_RW_BYTES = 24.0
+#: network inputs that, when one of them is given, make the step model take its NIC from the network block
+#: (line rate x NICs per node / GPUs per node) instead of the efficiency record's nic_GBps_per_gpu
+NIC_INPUTS = frozenset({"nic_Gbps", "nics_per_node"})
 #: the causal half of the score matrix that FlashAttention computes (step_time attention_mask_frac)
 CAUSAL_MASK_FRAC = 0.5
 
@@ -40,12 +45,32 @@ _S = "docs/step_time.md"
 
 QUANTITIES = [
     *[Q(f"eff_{f}", unit, f"Efficiency: {label}", "catalog/efficiency.yaml") for f, unit, label in _EFF],
+    Q("st_fw_gemm_factor", "x", "Framework: matmul efficiency vs Megatron's (Constants framework table)",
+      "catalog/frameworks.yaml"),
+    Q("st_fw_attn_factor", "x", "Framework: attention kernel efficiency vs Megatron's", "catalog/frameworks.yaml"),
+    Q("st_fw_elem_factor", "x", "Framework: element-wise HBM bytes vs Megatron's fused kernels",
+      "catalog/frameworks.yaml"),
+    Q("st_gemm_efficiency", "fraction", "Matmul efficiency in use: the GPU's x the framework's factor", _S),
+    Q("st_attention_efficiency", "fraction", "Attention efficiency in use: the GPU's x the framework's factor", _S),
     Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
-    Q("st_gemm_FLOPS", "FLOP/s", "Sustained matmul rate: peak x matmul efficiency", _S),
+    Q("st_gemm_FLOPS", "FLOP/s", "Sustained BF16 matmul rate: peak x matmul efficiency (LM head; layers in BF16)", _S),
+    Q("st_fp8_flag", "0/1", "FP8 training (precision fp8): the layer GEMMs run at the recipe's FP8 rate", _S),
+    Q("st_fp8_recipe_index", "row", "Row of the FP8 recipe in the recipe table (blank = delayed, the first)", _S),
+    Q("st_fp8_gemm_rate_frac", "fraction", "FP8 GEMM rate of the recipe / (FP8 peak x matmul efficiency)",
+      "workbook/reference/fp8.py"),
+    Q("st_fp8_cast_bytes", "B/element", "HBM bytes per quantised GEMM operand element (reads + FP8 writes)",
+      "workbook/reference/fp8.py"),
+    Q("st_fp8_gemm_peak_TFLOPS", "TFLOPS", "FP8 GEMM peak of the recipe: FP8 dense peak x its rate (BF16 peak "
+      "without FP8 units)", "workbook/reference/fp8.py"),
+    Q("st_layer_gemm_peak_TFLOPS", "TFLOPS", "Peak the layer GEMMs run at: BF16, or FP8 x the recipe's rate "
+      "(BF16 without FP8 units)", _S),
+    Q("st_layer_gemm_FLOPS", "FLOP/s", "Sustained layer matmul rate: layer GEMM peak x matmul efficiency", _S),
     Q("st_attn_FLOPS", "FLOP/s", "Attention-core rate (Flash: attention efficiency; unfused: matmul efficiency)", _S),
     Q("st_hbm_Bps", "B/s", "Streaming HBM bandwidth: HBM x HBM efficiency", _S),
     Q("st_link_GBps", "GB/s", "Intra-node link, one direction: NVLink (quoted bidirectional) / 2, else PCIe", _S),
     Q("st_nvlink_bw_GBps", "GB/s", "Intra-node collective bandwidth (link x NVLink efficiency)", _S),
+    Q("st_nic_GBps", "GB/s", "Scale-out NIC per GPU, one direction: the network inputs' NICs x line rate / GPUs "
+      "per node when one is given, else the efficiency record's", _S),
     Q("st_nic_bw_GBps", "GB/s", "Inter-node collective bandwidth per GPU (NIC x network efficiency)", _S),
     Q("st_nvlink_alpha_s", "s", "Latency per intra-node collective", _S),
     Q("st_nic_alpha_s", "s", "Latency per inter-node collective", _S),
@@ -84,6 +109,8 @@ QUANTITIES = [
     Q("st_kv_width", "count", "K and V elements per token per layer that context parallelism passes", _S),
     Q("st_kv_heads_split", "count", "TP ranks the K and V heads split over, min(TP, KV heads)", _S),
     Q("st_head_params", "count", "LM head weights d·V (last stage)", "17.3.6"),
+    Q("st_fp8_cast_elems", "elements", "GEMM operand elements quantised per token and layer forward "
+      "(inputs of Q/K/V, output, FFN up, FFN down: 2d + a·d_v + d_ff active)", "workbook/reference/fp8.py"),
     Q("st_attn_mask_frac", "fraction", "Share of the s x s scores computed (Flash: causal half; unfused: all)", _S),
 ]
 
@@ -96,14 +123,24 @@ def hardware(ctx: Context) -> dict[str, float]:
     """The hardware keywords of step_time (reference.step_time.hardware_from_catalog)."""
     if ctx.eff is None:
         raise ValueError(f"GPU {ctx.gpu.id!r}: no efficiency record (catalog/efficiency.yaml)")
-    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff)
+    if not getattr(ctx.s, "_network_given", frozenset()) & NIC_INPUTS:  # (a planner's context has no network)
+        return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff)
+    net = ctx.s.network
+    return stm.hardware_from_catalog(gpu=ctx.gpu, efficiency=ctx.eff, nic_Gbps=net.nic_Gbps,
+                                     nics_per_node=net.nics_per_node)
 
 
 def step_kwargs(ctx: Context) -> dict[str, Any]:
     """The scenario as keywords of workbook.reference.step_time.step_time."""
     t = ctx.s.training
     interleaved = t.pipeline_schedule == "interleaved"
-    grad_b, weight_b = BYTES_PER_ELEMENT[t.grad_precision], BYTES_PER_ELEMENT[t.precision]
+    recipe = fp8_recipe(t)
+    fw = shipped_frameworks()[t.framework]
+    hw = hardware(ctx)
+    hw["gemm_efficiency"] *= fw.gemm_efficiency_factor
+    hw["attention_efficiency"] *= fw.attention_efficiency_factor
+    grad_b = BYTES_PER_ELEMENT[t.grad_precision]
+    weight_b = fp8.recipe(recipe).weight_bytes if recipe else BYTES_PER_ELEMENT[t.precision]
     return dict(
         stm.arch_from_model(ctx.model), dropout=_on(t.dropout),
         tp=t.tp, cp=t.cp, pp=t.pp, dp=t.num_gpus // (t.tp * t.cp * t.pp), ep=t.ep,
@@ -114,10 +151,19 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
         attention_kernel="flash" if _on(t.flash_attention) else "unfused", attention_mask_frac=CAUSAL_MASK_FRAC,
         act_bytes=ACT_BYTES[t.precision], grad_bytes=grad_b, weight_bytes=weight_b,
         optimizer_bytes_per_param=ADAM_STATE_RW_BYTES + grad_b + weight_b,
+        fp8_recipe=recipe, fp8_peak_TFLOPS=ctx.gpu.fp8_dense_TFLOPS,
+        elementwise_bytes_factor=fw.elementwise_bytes_factor,
+        gemm_ridge_p=ctx.eff.gemm_ridge_p_fp8 if recipe else ctx.eff.gemm_ridge_p_bf16,
         dp_overlap_frac=t.dp_overlap_frac, tp_overlap_frac=t.tp_overlap_frac, ep_overlap_frac=t.ep_overlap_frac,
         cp_overlap_frac=t.cp_overlap_frac, zero3_overlap_frac=t.zero3_overlap_frac,
-        **hardware(ctx),
+        reshard_after_forward=_on(t.reshard_after_forward),
+        **hw,
     )
+
+
+def fp8_recipe(t: Any) -> str | None:
+    """The FP8 recipe in use: the input (blank = delayed) under precision fp8, else None."""
+    return (t.fp8_recipe or fp8.DEFAULT_RECIPE) if t.precision == "fp8" else None
 
 
 def reference_step(ctx: Context) -> dict[str, float]:
@@ -134,13 +180,32 @@ def compute(ctx: Context) -> dict[str, float]:
     lps = math.ceil(m.layers / t.pp)
     mla = m.attention == "mla"
     out = {f"eff_{f}": float(getattr(ctx.eff, f)) for f, _, _ in _EFF}
+    fw = shipped_frameworks()[t.framework]
+    recipe = fp8.recipe(t.fp8_recipe or fp8.DEFAULT_RECIPE)
+    on = kw["fp8_recipe"] is not None
+    fp8_peak = fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=kw["peak_TFLOPS"], fp8_dense_TFLOPS=kw["fp8_peak_TFLOPS"],
+                                        gemm_rate_frac=recipe.gemm_rate_frac)
+    layer_peak = fp8_peak if on else kw["peak_TFLOPS"]
     out.update({
+        "st_fw_gemm_factor": fw.gemm_efficiency_factor,
+        "st_fw_attn_factor": fw.attention_efficiency_factor,
+        "st_fw_elem_factor": fw.elementwise_bytes_factor,
+        "st_gemm_efficiency": kw["gemm_efficiency"],
+        "st_attention_efficiency": kw["attention_efficiency"],
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],
+        "st_fp8_flag": on,
+        "st_fp8_recipe_index": fp8.FP8_RECIPES.index(t.fp8_recipe or fp8.DEFAULT_RECIPE) + 1,
+        "st_fp8_gemm_rate_frac": recipe.gemm_rate_frac,
+        "st_fp8_cast_bytes": recipe.cast_bytes_per_elem,
+        "st_fp8_gemm_peak_TFLOPS": fp8_peak,
+        "st_layer_gemm_peak_TFLOPS": layer_peak,
+        "st_layer_gemm_FLOPS": layer_peak * TERA * kw["gemm_efficiency"],
         "st_attn_FLOPS": kw["peak_TFLOPS"] * TERA * (kw["attention_efficiency"] if flash else kw["gemm_efficiency"]),
         "st_hbm_Bps": kw["hbm_bw_GBps"] * GB * kw["hbm_efficiency"],
         "st_link_GBps": kw["nvlink_GBps"],
         "st_nvlink_bw_GBps": kw["nvlink_GBps"] * kw["nvlink_efficiency"],
+        "st_nic_GBps": kw["nic_GBps"],
         "st_nic_bw_GBps": kw["nic_GBps"] * kw["network_efficiency"],
         "st_nvlink_alpha_s": kw["nvlink_latency_s"],
         "st_nic_alpha_s": kw["network_latency_s"],
@@ -177,6 +242,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_kv_width": prof["kv_width"],
         "st_kv_heads_split": min(t.tp, max(1.0, m.n_heads if mla else m.n_kv_heads)),
         "st_head_params": prof["head_params"],
+        "st_fp8_cast_elems": fp8.cast_elems_per_token(d_model=m.d_model, n_heads=m.n_heads,
+                                                      v_head_dim=prof["v_head_dim"], ffn_width=prof["ffn_width_active"]),
         "st_attn_mask_frac": CAUSAL_MASK_FRAC if flash else 1.0,
     })
     out["st_ffn_active_params"] = prof["gemm_params_active"] - out["st_attn_matmul_params"]

@@ -30,11 +30,21 @@ QUANTITIES = [
     Q("st_elem_ff_elems", "elements", "Element-wise elements of the FFN activation per layer forward per GPU", _S),
     Q("st_elem_scores_elems", "elements", "Unfused softmax and dropout score elements per layer forward per GPU", _S),
     Q("st_elem_fwd_B", "B", "Element-wise bytes of one layer forward per GPU (Q_fwd)", _S),
-    Q("st_gemm_mb_s", "s", "Matmul time per micro-batch on the busiest stage (fwd + bwd + recompute)", _S),
+    Q("st_gemm_ridge_p", "exponent", "Smooth-roofline exponent of the layer GEMMs (Efficiency: BF16, or FP8 "
+      "under an FP8 recipe)", "docs/serving.md (Factors)"),
+    Q("st_gemm_compute_mb_s", "s", "Matmul compute bound per micro-batch on the busiest stage (fwd + bwd + "
+      "recompute)", _S),
+    Q("st_gemm_operand_bytes", "B", "Bytes per GEMM weight operand read (FP8 recipe 1, else the activation's)", _S),
+    Q("st_gemm_memory_mb_s", "s", "Matmul memory bound per micro-batch: the layer's weights on the GPU and its "
+      "GEMM activations in and out, per pass, over HBM", _S),
+    Q("st_gemm_mb_s", "s", "Matmul time per micro-batch on the busiest stage: smooth roofline of the two bounds "
+      "(decode_time.gemm_time_s)", _S),
     Q("st_attention_mb_s", "s", "Attention-core time per micro-batch on the busiest stage", _S),
     Q("st_elementwise_mb_s", "s", "Element-wise (memory-bound) time per micro-batch on the busiest stage", _S),
-    Q("st_stage_compute_mb_s", "s", "Compute per micro-batch on the busiest stage (matmul + attention + element-wise)",
-      _S),
+    Q("st_fp8_cast_mb_s", "s", "FP8 quantisation per micro-batch on the busiest stage: operands of the layer GEMMs "
+      "cast forward, their gradients backward, again with full recompute (0 without FP8)", "workbook/reference/fp8.py"),
+    Q("st_stage_compute_mb_s", "s", "Compute per micro-batch on the busiest stage (matmul + attention + element-wise "
+      "+ FP8 casts)", _S),
     Q("st_head_s", "s", "LM head per micro-batch on the last stage (fwd + bwd)", _S),
     Q("st_tp_bw_GBps", "GB/s", "TP group bandwidth (NVLink inside a node, else the NIC)", "17.6.4"),
     Q("st_tp_alpha_s", "s", "TP collective latency", "17.6.2"),
@@ -68,8 +78,16 @@ QUANTITIES = [
     Q("st_dp_nodes", "nodes", "Nodes of the DP·CP group", "17.6.10"),
     Q("st_dp_alpha_s", "s", "Latency of one hierarchical all-reduce over DP·CP", "17.6.10"),
     Q("st_dp_s_per_GB", "s/GB", "Hierarchical all-reduce time per GB over DP·CP (NVLink + NIC rings)", "17.6.10"),
-    Q("st_zero3_comm_mb_s", "s", "ZeRO-3 weight all-gathers per micro-batch (forward + backward)", "17.4.8"),
-    Q("st_zero3_exposed_mb_s", "s", "ZeRO-3 all-gathers not hidden under the stage compute", "17.4.8"),
+    Q("st_zero3_ag_mb_s", "s", "ZeRO-3 / FSDP: one all-gather of the stage's weights (0 below ZeRO-3)", "17.4.8"),
+    Q("st_zero3_rs_mb_s", "s", "ZeRO-3 / FSDP: one reduce-scatter of the stage's gradients (every micro-batch)",
+      "17.4.8"),
+    Q("st_zero3_reshard_flag", "0/1", "Weights resharded after the forward (1): gathered again for the backward",
+      "docs/step_time.md (ZeRO-3)"),
+    Q("st_zero3_comm_mb_s", "s", "ZeRO-3 communication per micro-batch: all-gathers (forward, backward if "
+      "resharded) + reduce-scatter", "17.4.8"),
+    Q("st_fwd_window_mb_s", "s", "Forward compute of one micro-batch on the stage (hides the forward gathers)", _S),
+    Q("st_zero3_exposed_mb_s", "s", "ZeRO-3 communication not hidden: the first layer's gather, the last layer's "
+      "reduce-scatter, and what the forward / backward compute does not cover", "docs/step_time.md (ZeRO-3)"),
     Q("st_microbatch_s", "s", "One micro-batch: slowest stage + PP sends + exposed ZeRO-3", _S),
 ]
 
@@ -77,6 +95,7 @@ QUANTITIES = [
 def compute(ctx: Context) -> dict[str, float]:
     t, q, m = ctx.s.training, ctx.q, ctx.model
     r = reference_step(ctx)
+    kw_p = ctx.eff.gemm_ridge_p_fp8 if q["st_fp8_flag"] else ctx.eff.gemm_ridge_p_bf16
     gpn = int(ctx.gpu.gpus_per_node)
     nvl, nic = (q["st_nvlink_bw_GBps"], q["st_nvlink_alpha_s"]), (q["st_nic_bw_GBps"], q["st_nic_alpha_s"])
     tokens, shard, act_b, s = q["st_tokens_mb"], q["st_shard"], q["st_act_bytes"], t.seq_len
@@ -110,10 +129,15 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_elem_d_elems": elem_d,
         "st_elem_ff_elems": elem_ff,
         "st_elem_scores_elems": scores,
-        "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores),
+        "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores) * q["st_fw_elem_factor"],
+        "st_gemm_ridge_p": kw_p,
+        "st_gemm_compute_mb_s": r["gemm_compute_mb_s"],
+        "st_gemm_operand_bytes": 1.0 if q["st_fp8_flag"] else act_b,
+        "st_gemm_memory_mb_s": r["gemm_memory_mb_s"],
         "st_gemm_mb_s": r["gemm_mb_s"],
         "st_attention_mb_s": r["attention_mb_s"],
         "st_elementwise_mb_s": r["elementwise_mb_s"],
+        "st_fp8_cast_mb_s": r["fp8_cast_mb_s"],
         "st_stage_compute_mb_s": r["stage_compute_mb_s"],
         "st_head_s": head,
         "st_tp_bw_GBps": tp_bw,
@@ -146,8 +170,12 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_dp_nodes": k,
         "st_dp_alpha_s": dp_alpha,
         "st_dp_s_per_GB": s_per_GB,
-        "st_zero3_comm_mb_s": (dp_alpha + r["params_per_gpu"] * q["st_weight_bytes"] / GB * s_per_GB)
-        if t.zero_stage == 3 and q["st_dp_group"] > 1 else 0.0,
+        "st_zero3_ag_mb_s": r["zero3_all_gather_mb_s"],
+        "st_zero3_rs_mb_s": r["zero3_reduce_scatter_mb_s"],
+        "st_zero3_reshard_flag": t.reshard_after_forward == "on",
+        "st_zero3_comm_mb_s": r["zero3_all_gather_mb_s"] * (1 + (t.reshard_after_forward == "on"))
+        + r["zero3_reduce_scatter_mb_s"],
+        "st_fwd_window_mb_s": r["stage_compute_mb_s"] / (stm.FWD_UNITS + stm.BWD_UNITS + q["st_recompute_gemm_frac"]),
         "st_zero3_exposed_mb_s": r["zero3_exposed_mb_s"],
         "st_microbatch_s": r["microbatch_s"],
     }

@@ -35,7 +35,8 @@ QUANTITIES = [
     Q("st_dp_reduce_scatter_step_s", "s", "DP gradient reduce-scatter per step (ZeRO-3: every micro-batch)", "17.4.8"),
     Q("st_dp_comm_step_s", "s", "DP gradient reduction per step at the chosen ZeRO stage", "17.6.3"),
     Q("st_bwd_window_s", "s", "Backward of the last micro-batch on the stage (the DP overlap window)", _S),
-    Q("st_dp_exposed_step_s", "s", "DP gradient reduction not hidden under the last backward", _S),
+    Q("st_dp_exposed_step_s", "s", "DP gradient reduction not hidden under the last backward (ZeRO-3: 0, its "
+      "per-micro-batch reduce-scatter is in the exposed ZeRO-3 time)", _S),
     Q("st_optimizer_step_s", "s", "Optimizer step: Adam over the local (ZeRO >= 1: 1/(DP·CP)) weights, memory-bound",
       _S),
     Q("st_step_s", "s", "Step time of the step model: pipeline + exposed DP + optimizer", _S),

@@ -338,6 +338,7 @@ def model_state_per_gpu(
     stage_layers: Sequence[int] | None = None,
     dualpipe: bool = False,
     holdings: list[dict[str, Any]] | None = None,
+    reshard_after_forward: bool = True,
 ) -> dict[str, Any]:
     """Weights + gradients + optimizer state on one GPU of pipeline rank ``stage`` (None = the
     most loaded rank), for a catalogue Model.
@@ -366,7 +367,7 @@ def model_state_per_gpu(
     if len(holdings) != pp:
         raise ValueError(f"holdings must give {pp} stages")
     rows, index = holding_states(holdings, dense_shard_degree=deg["dense"], expert_shard_degree=deg["expert"],
-                                 zero_stage=zero_stage, recipe=recipe)
+                                 zero_stage=zero_stage, recipe=recipe, reshard_after_forward=reshard_after_forward)
     per_stage = [{**rows[j], "stage": h["stage"], "stages_held": h["stages_held"]} for h, j in zip(holdings, index)]
     pick = max(per_stage, key=lambda r: r["model_states_bytes"]) if stage is None else per_stage[stage]
     res = dict(pick)
@@ -385,12 +386,14 @@ def shard_degrees(*, num_gpus: int, tp: int = 1, pp: int = 1, cp: int = 1, ep: i
 
 
 def holding_states(holdings: list[dict[str, Any]], *, dense_shard_degree: float, expert_shard_degree: float,
-                   zero_stage: int = 0, recipe: str | dict[str, float] = "bf16_fp32_grads"
-                   ) -> tuple[list[dict[str, Any]], list[int]]:
+                   zero_stage: int = 0, recipe: str | dict[str, float] = "bf16_fp32_grads",
+                   reshard_after_forward: bool = True) -> tuple[list[dict[str, Any]], list[int]]:
     """The state of each distinct holding of ``stage_holdings`` (ranks that hold the same are
     computed once) and, rank by rank, the index of its row. A row has ``stage`` and ``stages_held``
     None, the params, ``sharded_state_per_gpu_bytes`` and the GB, GiB and ZeRO-3 working-set
-    figures of ``model_state_per_gpu``'s rows."""
+    figures of ``model_state_per_gpu``'s rows. ``reshard_after_forward`` False (FSDP / ZeRO-3 keeping the
+    gathered weights from each layer's forward to its backward): at the start of the backward every layer
+    of the stage is gathered, so the working set adds the stage's other weights, unsharded."""
     weight_bytes = _recipe(recipe).get("weights", 0.0)
     seen: dict[tuple[float, float, float], int] = {}
     rows: list[dict[str, Any]] = []
@@ -403,6 +406,8 @@ def holding_states(holdings: list[dict[str, Any]], *, dense_shard_degree: float,
                                             expert_shard_degree=expert_shard_degree, zero_stage=zero_stage,
                                             recipe=recipe)
             work = zero3_working_set_bytes(layer_params=layer, weight_bytes=weight_bytes) if zero_stage == 3 else 0.0
+            if zero_stage == 3 and not reshard_after_forward:
+                work += max(0.0, dense + expert - layer) * weight_bytes
             seen[key] = len(rows)
             rows.append({"stage": None, "stages_held": None, "dense_params": dense, "expert_params": expert,
                          **b, "total_GB": b["total_bytes"] / GB, "total_GiB": b["total_bytes"] / GiB,

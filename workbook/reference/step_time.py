@@ -45,8 +45,10 @@ import functools
 import math
 from typing import Any
 
+from workbook.reference import fp8
+from workbook.reference.decode_time import gemm_time_s
 from workbook.reference.params import ffn_matrices, mla_attention_params
-from workbook.units import GB, TERA
+from workbook.units import BITS_PER_BYTE, GB, TERA
 
 SCHEDULES = ("1f1b", "interleaved", "zero_bubble")
 RECOMPUTE_MODES = ("none", "selective", "full")
@@ -296,12 +298,17 @@ def stage_terms(
     grad_bytes: float = 4.0,
     weight_bytes: float = 2.0,
     optimizer_bytes_per_param: float = ADAM_BYTES_PER_PARAM,
+    fp8_recipe: str | None = None,
+    fp8_peak_TFLOPS: float | None = None,
+    elementwise_bytes_factor: float = 1.0,
+    gemm_ridge_p: float | None = None,
     # overlap
     dp_overlap_frac: float = 1.0,
     tp_overlap_frac: float = 0.0,
     ep_overlap_frac: float = 0.0,
     cp_overlap_frac: float = 1.0,
     zero3_overlap_frac: float = 1.0,
+    reshard_after_forward: bool = True,
     # hardware
     peak_TFLOPS: float,
     hbm_bw_GBps: float,
@@ -375,16 +382,38 @@ def stage_terms(
     if attention_kernel == "unfused":
         per_score = ELEM_PASSES_PER_SCORE_SOFTMAX + (ELEM_PASSES_PER_SCORE_DROPOUT if dropout else 0.0)
         elem_scores = tokens_mb * seq_len * n_heads * per_score / shard
-    elem_fwd_B = act_bytes * (elem_d + elem_ff + elem_scores)
-    elem_scores_B = act_bytes * elem_scores
+    # the framework's element-wise bytes vs Megatron's fused kernels (catalog/frameworks.yaml)
+    elem_fwd_B = act_bytes * (elem_d + elem_ff + elem_scores) * elementwise_bytes_factor
+    elem_scores_B = act_bytes * elem_scores * elementwise_bytes_factor
+
+    # ---- FP8 recipe (workbook.reference.fp8): layer GEMMs at the FP8 rate, operands quantised through HBM
+    gemm_peak, t_cast = peak, 0.0
+    # GEMM operand elements per token and layer forward (inputs of Q/K/V, output, FFN up, FFN down)
+    gemm_io_tok = fp8.cast_elems_per_token(d_model=d_model, n_heads=n_heads, v_head_dim=prof["v_head_dim"],
+                                           ffn_width=prof["ffn_width_active"])
+    if fp8_recipe is not None:
+        rec = fp8.recipe(fp8_recipe)
+        gemm_peak = TERA * fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=peak_TFLOPS, fp8_dense_TFLOPS=fp8_peak_TFLOPS,
+                                                    gemm_rate_frac=rec.gemm_rate_frac)
+        t_cast = tokens_mb * gemm_io_tok / shard * (FWD_UNITS + FWD_UNITS + rc["gemm"]) * rec.cast_bytes_per_elem / bw_hbm
 
     # ---- time per layer per micro-batch per GPU (fwd + bwd + recompute)
-    t_gemm = gemm_fwd / shard * (mb_units + rc["gemm"]) / (peak * gemm_efficiency)
+    t_gemm_comp = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * gemm_efficiency)
+    # shape: the layer GEMMs' HBM traffic (their weights on this GPU and their activation operands in and
+    # out) against their FLOPs on the serving models' smooth roofline (decode_time.gemm_time_s, p fitted to
+    # GEMM tables); small token counts per micro-batch and TP-split matrices approach the memory bound
+    t_gemm_mem = 0.0
+    t_gemm = t_gemm_comp
+    if gemm_ridge_p is not None:
+        operand_B = 1.0 if fp8_recipe is not None else act_bytes
+        pass_B = prof["gemm_params_active"] / tp * operand_B + 2 * tokens_gpu * gemm_io_tok / tp * act_bytes
+        t_gemm_mem = pass_B * (mb_units + rc["gemm"]) / bw_hbm
+        t_gemm = gemm_time_s(memory_s=t_gemm_mem, compute_s=t_gemm_comp, ridge_p=gemm_ridge_p)
     attn_eff = gemm_efficiency if attention_kernel == "unfused" else attention_efficiency
     t_attn = attn_fwd / shard * (mb_units + rc["attn"]) / (peak * attn_eff)
     elem_units = 1.0 + ELEMENTWISE_BWD_OVER_FWD
     t_elem = (elem_fwd_B * (elem_units + rc["elem"]) + elem_scores_B * rc["elem_scores"]) / bw_hbm
-    t_layer_compute = t_gemm + t_attn + t_elem
+    t_layer_compute = t_gemm + t_attn + t_elem + t_cast
     # LM head (last stage): matmul fwd + bwd, no recompute; logits element-wise ignored
     t_head = head_fwd / shard * mb_units / (peak * gemm_efficiency)
 
@@ -408,8 +437,10 @@ def stage_terms(
         chunk_GB = micro_batch * (seq_len / cp) * kv_local * act_bytes / GB
         passes = 1 + 2 + (1 if recompute == "full" else 0)
         t_cp_layer = passes * ((cp - 1) * cp_alpha + (cp - 1) * chunk_GB / cp_bw)
-        t_attn_layer = t_attn
-        t_cp_layer_exposed = max(0.0, t_cp_layer - cp_overlap_frac * t_attn_layer)
+        # ring step by step: each of the c-1 transfers hides under the attention of one chunk pair, 1/c of
+        # the core; the local (diagonal) chunk's attention runs before any transfer and hides nothing
+        t_attn_ring = t_attn * (cp - 1) / cp
+        t_cp_layer_exposed = max(0.0, t_cp_layer - cp_overlap_frac * t_attn_ring)
 
     # ---- EP: all-to-all dispatch + combine per MoE layer forward, twice backward, again with full
     # recompute; top_k copies of each token (spec 17.6.6 with the top-k factor)
@@ -447,6 +478,27 @@ def stage_terms(
     fwd_tok = layers * (2 * prof["gemm_params_active"] + attn_model_fwd_tok) + 2 * prof["head_params"]
     t_bwd_window = lps * (t_layer_compute * BWD_UNITS / (mb_units + rc["gemm"]))
     return dict(locals())
+
+
+def zero3_exposed_mb_s(*, all_gather_s: float, reduce_scatter_s: float, layers_per_stage: float, forward_s: float,
+                       compute_s: float, overlap_frac: float = 1.0, reshard_after_forward: bool = True) -> float:
+    """Exposed ZeRO-3 / FSDP communication of one micro-batch on one stage (docs/step_time.md "ZeRO-3").
+
+    ``all_gather_s``: gathering the stage's weights once; ``reduce_scatter_s``: reduce-scattering its
+    gradients once. Per layer with prefetch (FSDP2 / DeepSpeed ZeRO-3): the first layer's gather and the
+    last layer's reduce-scatter are exposed (1/L_stage of each); the other gathers of the forward hide
+    under ``overlap_frac`` x the forward compute, the backward's gathers (when the weights were resharded
+    after the forward) and the other reduce-scatters under ``overlap_frac`` x the rest of the compute
+    (backward and recompute)."""
+    _nonneg(all_gather_s=all_gather_s, reduce_scatter_s=reduce_scatter_s, forward_s=forward_s, compute_s=compute_s)
+    _pos(layers_per_stage=layers_per_stage)
+    _frac(overlap_frac=overlap_frac)
+    rest = 1 - 1 / layers_per_stage
+    edge = (all_gather_s + reduce_scatter_s) / layers_per_stage
+    fwd = max(0.0, all_gather_s * rest - overlap_frac * forward_s)
+    bwd_ag = all_gather_s if reshard_after_forward else 0.0
+    bwd = max(0.0, bwd_ag + reduce_scatter_s * rest - overlap_frac * (compute_s - forward_s))
+    return edge + fwd + bwd
 
 
 def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage: dict[str, Any] | None = None,
@@ -492,32 +544,37 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         t_pp_mb = 2 * s["virtual_stages"] * collective_time_s(primitive="p2p", size_GB=p2p_GB, n=2, bw_GBps=pp_bw,
                                                               alpha_s=pp_alpha)
 
-    # ---- ZeRO-3: all-gather the weights forward and backward of every micro-batch, overlappable
+    # ---- ZeRO-3 / FSDP per micro-batch: each layer's weights all-gathered before its forward (and again
+    # before its backward when resharded after the forward), its gradients reduce-scattered after its
+    # backward; the next layer's gather is prefetched under this layer's compute, so the first layer's
+    # gather and the last layer's reduce-scatter have nothing to hide under (zero3_overlap_frac of the
+    # forward / backward compute hides the rest)
     dp_group = dp * cp  # ranks holding the same dense weights
     ranks_node = max(1, min(dp_group, gpn // min(gpn, tp)))
-    t_zero3_mb = 0.0
+    g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
+    expert_params_gpu = s["expert_params_gpu"]
+    g_expert_GB = expert_params_gpu * s["grad_bytes"] / GB
+    t_zero3_mb = t_ag = t_rs = 0.0
     if zero_stage == 3 and dp_group > 1:
-        w_GB = s["params_gpu"] * s["weight_bytes"] / GB
-        t_ag = hierarchical_allreduce_time_s(size_GB=w_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
-                                             alpha_nic_s=alpha_nic, fraction=0.5)
-        t_zero3 = 2 * t_ag
-        t_zero3_mb = max(0.0, t_zero3 - s["zero3_overlap_frac"] * lps * t_layer_compute)
+        half = dict(n=dp_group, ranks_per_node=ranks_node, nvlink_GBps=bw_nvl, nic_GBps=bw_nic,
+                    alpha_nvlink_s=alpha_nvl, alpha_nic_s=alpha_nic, fraction=0.5)
+        t_ag = hierarchical_allreduce_time_s(size_GB=s["params_gpu"] * s["weight_bytes"] / GB, **half)
+        t_rs = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, **half)
+        t_zero3_mb = zero3_exposed_mb_s(all_gather_s=t_ag, reduce_scatter_s=t_rs, layers_per_stage=lps,
+                                        forward_s=lps * t_layer_compute * FWD_UNITS / (s["mb_units"] + s["rc"]["gemm"]),
+                                        compute_s=lps * t_layer_compute, overlap_frac=s["zero3_overlap_frac"],
+                                        reshard_after_forward=s["reshard_after_forward"])
 
     t_mb = s["t_stage_mb"] + t_pp_mb + t_zero3_mb
     bub = bubble_frac(pp=pp, micro_batches=micro_batches, schedule=s["schedule"], virtual_stages=s["virtual_stages"])
     t_pipeline = pipeline_time_s(micro_batches=micro_batches, microbatch_s=t_mb, bubble_frac=bub)
 
     # ---- DP: gradient reduce (all-reduce, or reduce-scatter + all-gather with ZeRO-1/2; both move
-    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac
-    g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
-    expert_params_gpu = s["expert_params_gpu"]
-    g_expert_GB = expert_params_gpu * s["grad_bytes"] / GB
+    # 2(n-1)/n of the buffer), hidden under the last micro-batch's backward by dp_overlap_frac; ZeRO-3
+    # reduce-scatters every micro-batch, its exposed part is in t_zero3_mb above
     t_dp = 0.0
     if zero_stage == 3:
-        t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, n=dp_group, ranks_per_node=ranks_node,
-                                             nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
-                                             alpha_nic_s=alpha_nic, fraction=0.5) * micro_batches
+        t_dp = t_rs * micro_batches
     else:
         t_dp = hierarchical_allreduce_time_s(size_GB=g_dense_GB, n=dp_group, ranks_per_node=ranks_node,
                                              nvlink_GBps=bw_nvl, nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
@@ -527,7 +584,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
                                                   ranks_per_node=max(1, ranks_node // ep), nvlink_GBps=bw_nvl,
                                                   nic_GBps=bw_nic, alpha_nvlink_s=alpha_nvl,
                                                   alpha_nic_s=alpha_nic)
-    t_dp_exposed = max(0.0, t_dp - s["dp_overlap_frac"] * s["t_bwd_window"])
+    t_dp_exposed = 0.0 if zero_stage == 3 else max(0.0, t_dp - s["dp_overlap_frac"] * s["t_bwd_window"])
 
     # ---- optimizer: memory-bound Adam over the local (ZeRO >= 1: 1/DP) parameters
     opt_params = s["params_gpu"] / (dp_group if zero_stage >= 1 else 1)
@@ -559,8 +616,11 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "microbatch_s": t_mb,
         "stage_compute_mb_s": lps * t_layer_compute,
         "gemm_mb_s": lps * s["t_gemm"],
+        "gemm_compute_mb_s": lps * s["t_gemm_comp"],
+        "gemm_memory_mb_s": lps * s["t_gemm_mem"],
         "attention_mb_s": lps * s["t_attn"],
         "elementwise_mb_s": lps * s["t_elem"],
+        "fp8_cast_mb_s": lps * s["t_cast"],
         "head_mb_s": s["t_head"] if s["t_last"] >= s["t_mid"] else 0.0,
         "tp_comm_mb_s": lps * s["t_tp_layer"],
         "tp_comm_step_s": micro_batches * lps * s["t_tp_layer"],
@@ -570,6 +630,8 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "ep_comm_mb_s": lps * s["t_ep_layer"],
         "ep_exposed_mb_s": lps * s["t_ep_layer_exposed"],
         "pp_comm_mb_s": t_pp_mb,
+        "zero3_all_gather_mb_s": t_ag,
+        "zero3_reduce_scatter_mb_s": t_rs,
         "zero3_exposed_mb_s": t_zero3_mb,
         "bubble_step_s": micro_batches * t_mb * bub,
         "dp_comm_step_s": t_dp,
@@ -588,17 +650,30 @@ def arch_from_model(m: Any) -> dict[str, Any]:
     return {k: getattr(m, k) for k in keys}
 
 
-def hardware_from_catalog(*, gpu: Any, efficiency: Any) -> dict[str, float]:
+def nic_GBps_per_gpu(*, nic_Gbps: float, nics_per_node: float, gpus_per_node: float) -> float:
+    """Scale-out bandwidth per GPU, one direction: NICs per node x line rate / 8 / GPUs per node
+    (spec 17.1.2): 8 x 400 Gbit/s on 8 GPUs = 50 GB/s."""
+    _pos(nic_Gbps=nic_Gbps, nics_per_node=nics_per_node, gpus_per_node=gpus_per_node)
+    return nics_per_node * nic_Gbps / BITS_PER_BYTE / gpus_per_node
+
+
+def hardware_from_catalog(*, gpu: Any, efficiency: Any, nic_Gbps: float | None = None,
+                          nics_per_node: float | None = None) -> dict[str, float]:
     """The hardware keywords of step_time from a catalogue Gpu and its efficiency record.
 
     NVLink: the catalogue quotes the bidirectional aggregate, one direction is half (spec 17.6 link
-    table); a GPU without NVLink talks over PCIe (quoted per direction)."""
+    table); a GPU without NVLink talks over PCIe (quoted per direction). The NIC per GPU is the
+    efficiency record's (a typical system of that GPU) unless the scenario gives its network
+    (``nic_Gbps`` and ``nics_per_node``, both): then :func:`nic_GBps_per_gpu` of them."""
     nvl = gpu.nvlink_bw_GBps / 2 if gpu.nvlink_bw_GBps else gpu.pcie_bw_GBps
+    nic = efficiency.nic_GBps_per_gpu
+    if nic_Gbps is not None and nics_per_node is not None:
+        nic = nic_GBps_per_gpu(nic_Gbps=nic_Gbps, nics_per_node=nics_per_node, gpus_per_node=gpu.gpus_per_node)
     return {
         "peak_TFLOPS": gpu.bf16_dense_TFLOPS,
         "hbm_bw_GBps": gpu.hbm_bw_GBps,
         "nvlink_GBps": nvl,
-        "nic_GBps": efficiency.nic_GBps_per_gpu,
+        "nic_GBps": nic,
         "gpus_per_node": gpu.gpus_per_node,
         "gemm_efficiency": efficiency.gemm_efficiency,
         "attention_efficiency": efficiency.attention_efficiency,

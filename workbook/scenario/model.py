@@ -11,6 +11,10 @@ WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
 Recompute = Literal["none", "selective", "full"]
+#: FP8 training recipes (workbook.reference.fp8; Transformer Engine, torchao.float8, DeepSeek-V3 §3.3)
+Fp8Recipe = Literal["delayed", "current", "rowwise", "blockwise"]
+#: training frameworks (catalog/frameworks.yaml profiles; megatron = the step model as validated)
+Framework = Literal["megatron", "deepspeed", "fsdp2_eager", "fsdp2_compile"]
 #: "tensors": activations from the tensors each layer saves (Korthikanti et al. 2022, Megatron) and
 #: state sharded by parameter class (workbook.reference.activations, sharded_state);
 #: "book": the book's 17.4.5-17.4.8 formulas
@@ -38,13 +42,14 @@ TCO_MAX_YEARS = 10
 
 
 def In(default, *, title: str, unit: str, example, desc: str, note: str = "", required_if: str = "",
-       kind: str = "", **bounds):  # noqa: N802
+       kind: str = "", only_if: str = "", **bounds):  # noqa: N802
     """A scenario input: short title (validation title, INPUT ERROR text), unit, an example value,
     a description (the Plan label), an optional note (the Plan Notes column); for an optional
-    input, ``required_if="field=value"``: a sibling choice that makes a blank an error; ``kind`` names a
+    input, ``required_if="field=value"``: a sibling choice that makes a blank an error; ``only_if="field=value"``:
+    the sibling choice without which a given value is an error (blank = ignored); ``kind`` names a
     catalogue list the value is an id of ("engine": catalog/engines.yaml profiles)."""
     extra = {"unit": unit, "note": note, **({"required_if": required_if} if required_if else {}),
-             **({"kind": kind} if kind else {})}
+             **({"kind": kind} if kind else {}), **({"only_if": only_if} if only_if else {})}
     return Field(default, title=title, description=desc, examples=[example], json_schema_extra=extra, **bounds)
 
 
@@ -71,6 +76,14 @@ class TrainingInputs(_Strict):
                          desc="Gradient-accumulation steps GA")
     precision: Precision = In("bf16", title="Training precision", unit="choice", example="bf16",
                               desc="Weight and compute precision of training")
+    framework: Framework = In("megatron", title="Training framework", unit="choice", example="megatron",
+                              desc="Training framework profile: its kernel factors on the step model",
+                              note="catalog/frameworks.yaml; docs/frameworks.md")
+    fp8_recipe: Optional[Fp8Recipe] = In(None, title="FP8 recipe", unit="choice", example="delayed",
+                                          desc="FP8 training recipe: per-tensor delayed or current scaling, "
+                                          "row-wise or block-wise scales (precision fp8 only)",
+                                          note="blank = delayed; refused unless precision is fp8",
+                                          only_if="precision=fp8")
     grad_precision: Precision = In("bf16", title="Gradient precision", unit="choice", example="bf16",
                                    desc="Gradient precision")
     optimizer: Optimizer = In("adam", title="Optimizer", unit="choice", example="adam",
@@ -156,6 +169,10 @@ class TrainingInputs(_Strict):
                                 desc="Fraction of the EP all-to-alls hidden under compute", note="0 = none")
     cp_overlap_frac: float = In(1.0, title="CP overlap", unit="fraction", example=1.0, ge=0, le=1,
                                 desc="Fraction of the attention core that hides the CP ring", note="1 = ring attention")
+    reshard_after_forward: OnOff = In("on", title="Reshard after forward", unit="choice", example="on",
+                                      desc="ZeRO-3 / FSDP: free the gathered weights after each layer's forward "
+                                      "and gather them again for its backward",
+                                      note="ZeRO-3 only; off keeps them (one all-gather per micro-batch, more memory)")
     zero3_overlap_frac: float = In(1.0, title="ZeRO-3 overlap", unit="fraction", example=1.0, ge=0, le=1,
                                    desc="Fraction of the stage compute that hides the ZeRO-3 weight all-gathers",
                                    note="1 = prefetched")
@@ -172,6 +189,13 @@ class TrainingInputs(_Strict):
         if self.num_gpus % expert:
             raise ValueError(f"num_gpus={self.num_gpus} must be a multiple of etp*ep*pp={expert} "
                              "(expert-data-parallel degree; EP lives inside DP x CP)")
+        return self
+
+    @model_validator(mode="after")
+    def _fp8_recipe_needs_fp8(self) -> "TrainingInputs":
+        if self.fp8_recipe is not None and self.precision != "fp8":
+            raise ValueError(f"fp8_recipe={self.fp8_recipe} needs precision fp8 (precision is {self.precision}); "
+                             "leave fp8_recipe blank")
         return self
 
     @model_validator(mode="after")
@@ -377,6 +401,9 @@ class Scenario(_Strict):
     #: where the scenario was read from (set by load_scenario; used for error messages)
     _source_file: Optional[str] = PrivateAttr(default=None)
     _source_lines: dict = PrivateAttr(default_factory=dict)
+    #: network inputs the user gave (set by resolve before it fills the blanks): the step model takes its
+    #: NIC from them only when given, else from the GPU's efficiency record (docs/step_time.md)
+    _network_given: frozenset = PrivateAttr(default_factory=frozenset)
 
     @model_validator(mode="after")
     def _one_model(self) -> "Scenario":

@@ -127,4 +127,5 @@ def resolve(scenario: Scenario, catalog: Catalog) -> tuple[Scenario, Gpu, Model]
         raise to_input_error(exc, file=where["file"], lines=scenario._source_lines or {}, model=Scenario) from None
     resolved._source_file = scenario._source_file
     resolved._source_lines = scenario._source_lines
+    resolved._network_given = frozenset(k for k, v in scenario.network.model_dump().items() if v is not None)
     return resolved, gpu, model

@@ -7,7 +7,8 @@ MFU given for even i, a measured TFLOP/s for every fifth i) with the step model'
 layers, overlaps) from a second random stream and the MFU peak basis and measured rate from a third, so
 the other fields stay those of earlier versions. The serving-engine inputs
 (serving model, engine profile, serving EP, memory fraction, load, targets, measured throughput)
-come from a fourth stream, the TCO inputs (horizon, storage price, staff, support) from a fifth.
+come from a fourth stream, the TCO inputs (horizon, storage price, staff, support) from a fifth, the FP8 recipe
+(and the other training-physics inputs of issue 21) from a sixth.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     rng_mfu = random.Random(f"{seed}-mfu")
     rng_srv = random.Random(f"{seed}-serving")
     rng_tco = random.Random(f"{seed}-tco")
+    rng_phys = random.Random(f"{seed}-physics")
     engines = sorted(p.id for p in catalog.engines.profiles) if catalog.engines is not None else ["vllm-0.10"]
     gpus = sorted(catalog.gpus)
     models = sorted(catalog.models)
@@ -80,6 +82,7 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "spare_fraction": rng.choice([0.0, 0.05, 0.1]),
                 **step,
                 **_mfu_fields(rng_mfu, i, step["time_model"], gpu, fp8=precision == "fp8"),
+                **_physics_fields(rng_phys, fp8=precision == "fp8", zero3=i % 4 == 3),
             },
             inference={
                 "prompt_tokens": rng.choice([128, 1024, 4096]),
@@ -97,6 +100,16 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
             },
         ))
     return out
+
+
+def _physics_fields(rng: random.Random, fp8: bool, zero3: bool) -> dict:
+    """The issue-21 training inputs (a stream of their own): the FP8 recipe of an FP8 run (blank = delayed),
+    resharding after the forward under ZeRO-3, the training framework profile."""
+    recipe = rng.choice([None, "delayed", "current", "rowwise", "blockwise"])
+    reshard = rng.choice(["on", "off"])
+    framework = rng.choice(["megatron", "megatron", "deepspeed", "fsdp2_eager", "fsdp2_compile"])
+    return {"fp8_recipe": recipe if fp8 else None, "reshard_after_forward": reshard if zero3 else "on",
+            "framework": framework}
 
 
 def _tco_fields(rng: random.Random) -> dict:

@@ -16,6 +16,12 @@ def _template(r: InputRow) -> str:
         return f"=IF(AND(ISTEXT({x}),LEN({x})>=1),0,1)"
     if r.kind in ("gpu", "model", "engine"):
         return f"=IF(AND(ISTEXT({x}),ISNUMBER(MATCH({x},cat_{r.kind}_id,0))),0,1)"
+    if r.kind == "enum" and r.only_if:  # blank, or a choice while the sibling has the value it needs
+        when = "{" + r.only_if[0] + "}"
+        return (f"=IF(OR(ISBLANK({x}),AND(ISNUMBER(MATCH({x},{choice_table(r)},0)),{when}=\"{r.only_if[1]}\")),"
+                "0,1)")
+    if r.kind == "enum" and r.optional:
+        return f"=IF(OR(ISBLANK({x}),ISNUMBER(MATCH({x},{choice_table(r)},0))),0,1)"
     if r.kind == "enum":
         return f"=IF(ISNUMBER(MATCH({x},{choice_table(r)},0)),0,1)"
     ok = f"ISNUMBER({x}),{x}>={bound_name(r, 'min')},{x}<={bound_name(r, 'max')}"

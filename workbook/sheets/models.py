@@ -93,7 +93,8 @@ ITEMS = {
     "train_total_ne_FLOPs": "=c_two*c_train_fwd_units*{params_active_non_embedding}*{training.tokens}",
     "recompute_compute_factor": "=(c_train_fwd_units+INDEX(t_recompute_fwd_frac,MATCH({training.recompute},"
     "t_recompute_fwd_mode,0)))/c_train_fwd_units",
-    "train_hw_FLOPs": "={train_total_FLOPs}*{recompute_compute_factor}",
+    "train_hw_FLOPs": "=({train_total_FLOPs}+c_train_fwd_units*{fwd_attn_FLOP_per_token}*{training.tokens})"
+    "*{recompute_compute_factor}",
     "ideal_gpu_days": "={train_total_FLOPs}/({mfu_peak_TFLOPS}*c_tera*{training.mfu})/c_s_per_day",
     "ideal_wall_days": "={ideal_gpu_days}/{training.num_gpus}",
     "moe_dense_equiv_x": "={params_total}/{params_active}",

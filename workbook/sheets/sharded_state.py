@@ -49,9 +49,15 @@ def _candidate(x: str) -> dict[str, str]:
     }
 
 
+def _kept(dense: str, expert: str, layer: str) -> str:
+    """Weights kept gathered besides the largest layer when ZeRO-3 does not reshard after the forward (bytes)."""
+    return f"{{state_zero3_kept_flag}}*MAX(0,{dense}+{expert}-{layer})*{{train_weight_bytes_per_param}}"
+
+
 def _total(x: str) -> str:
-    return (f"=({{state_st{x}_dense_params}}*{{state_dense_bytes_per_param}}+{{state_st{x}_expert_params}}"
-            f"*{{state_expert_bytes_per_param}}+{{state_st{x}_zero3_layer_params}}*{{state_zero3_gather_bytes_per_param}})"
+    d, e, layer = f"{{state_st{x}_dense_params}}", f"{{state_st{x}_expert_params}}", f"{{state_st{x}_zero3_layer_params}}"
+    return (f"=({d}*{{state_dense_bytes_per_param}}+{e}*{{state_expert_bytes_per_param}}+{layer}"
+            f"*{{state_zero3_gather_bytes_per_param}}+{_kept(d, e, layer)})"
             f"/c_GB+IF(ISBLANK({{training.act_GB}}),{{act_st{x}_GB}},{{training.act_GB}})")
 
 
@@ -77,6 +83,7 @@ ITEMS = {
     "state_moe_block_gpu_params": "={state_moe_layer_tp_params}/{training.tp}+{state_layer_replicated_params}"
     "+{moe_router_params_per_layer}+{state_moe_layer_expert_params}/({training.ep}*{plan_etp})",
     "state_zero3_gather_bytes_per_param": f"=CHOOSE({_STAGE},0,0,0,c_zero3_gathered_copies)*{{train_weight_bytes_per_param}}",
+    "state_zero3_kept_flag": f"=CHOOSE({_STAGE},0,0,0,1)*IF({{training.reshard_after_forward}}=\"off\",1,0)",
     **{f"state_{kind}_{g}_bytes_per_param": _bytes_per_param(kind, g) for kind in _GROUP for g in _SHARD},
     **{f"state_{kind}_bytes_per_param": f"={{state_{kind}_weights_bytes_per_param}}"
        f"+{{state_{kind}_grads_bytes_per_param}}+{{state_{kind}_optimizer_bytes_per_param}}" for kind in _GROUP},
@@ -91,7 +98,8 @@ ITEMS = {
     "state_optimizer_GB": _component("optimizer"),
     "state_per_gpu_GB": "={state_weights_GB}+{state_grads_GB}+{state_optimizer_GB}",
     "state_zero3_layer_params": _pick("{{state_st{x}_zero3_layer_params}}"),
-    "state_zero3_working_set_GB": "={state_zero3_layer_params}*{state_zero3_gather_bytes_per_param}/c_GB",
+    "state_zero3_working_set_GB": "=({state_zero3_layer_params}*{state_zero3_gather_bytes_per_param}+"
+    + _kept("{state_dense_params_per_gpu}", "{state_expert_params_per_gpu}", "{state_zero3_layer_params}") + ")/c_GB",
     "state_model_states_per_gpu_GB": "={state_per_gpu_GB}+{state_zero3_working_set_GB}",
     "state_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),"
     + _pick("{{act_st{x}_GB}}")[1:] + ",{training.act_GB})",

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import get_args
 
+from workbook.catalog.frameworks import shipped_frameworks
 from workbook.calc.step_inputs import _EFF, ACT_BYTES, ADAM_STATE_RW_BYTES, CAUSAL_MASK_FRAC
+from workbook.reference import fp8
 from workbook.reference import step_time as stm
 from workbook.scenario.model import Precision, Recompute
 
@@ -29,6 +31,14 @@ def _recompute_rows() -> list[tuple[str, dict[str, float]]]:
 
 TABLES = {
     "st_recompute": ("mode", _recompute_rows(), "Korthikanti et al. 2022 §4-5 (extra forward passes per layer)"),
+    "st_fp8_recipe": ("name", [(n, {"gemm_rate_frac": r.gemm_rate_frac, "cast_bytes": r.cast_bytes_per_elem,
+                                     "weight_bytes": r.weight_bytes}) for n, r in fp8.RECIPES.items()],
+                      "workbook/reference/fp8.py: TE DelayedScaling / Float8CurrentScaling, torchao rowwise, "
+                      "DeepSeek-V3 blockwise; rowwise and blockwise GEMM rates are estimates"),
+    "st_framework": ("id", [(f.id, {"gemm_factor": f.gemm_efficiency_factor, "attn_factor":
+                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor})
+                             for f in shipped_frameworks().values()],
+                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM"),
     "st_precision": ("name", [(p, {"act_bytes": ACT_BYTES[p]}) for p in get_args(Precision)],
                      "docs/step_time.md (BF16 activations; FP32 4 B)"),
 }
@@ -49,14 +59,30 @@ def _flag(key: str) -> str:
 
 ITEMS = {
     **{f"eff_{f}": _eff(f) for f, _, _ in _EFF},
+    **{f"st_fw_{c}_factor": f"=INDEX(t_st_framework_{c}_factor,MATCH({{training.framework}},t_st_framework_id,0))"
+       for c in ("gemm", "attn", "elem")},
+    "st_gemm_efficiency": "={eff_gemm_efficiency}*{st_fw_gemm_factor}",
+    "st_attention_efficiency": "={eff_attention_efficiency}*{st_fw_attn_factor}",
     "st_peak_TFLOPS": "={gpu_bf16_dense_TFLOPS}",
-    "st_gemm_FLOPS": "={st_peak_TFLOPS}*c_tera*{eff_gemm_efficiency}",
-    "st_attn_FLOPS": "={st_peak_TFLOPS}*c_tera*IF({training.flash_attention}=\"on\",{eff_attention_efficiency},"
-    "{eff_gemm_efficiency})",
+    "st_gemm_FLOPS": "={st_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
+    "st_fp8_flag": "=IF({training.precision}=\"fp8\",1,0)",
+    "st_fp8_recipe_index": "=IF(ISBLANK({training.fp8_recipe}),1,MATCH({training.fp8_recipe},t_st_fp8_recipe_name,0))",
+    "st_fp8_gemm_rate_frac": "=INDEX(t_st_fp8_recipe_gemm_rate_frac,{st_fp8_recipe_index})",
+    "st_fp8_cast_bytes": "=INDEX(t_st_fp8_recipe_cast_bytes,{st_fp8_recipe_index})",
+    # FP8 layer GEMMs at the FP8 peak x the recipe's rate; a GPU without FP8 units stays at BF16
+    "st_fp8_gemm_peak_TFLOPS": "=IF({gpu_fp8_dense_TFLOPS}>0,{gpu_fp8_dense_TFLOPS}*{st_fp8_gemm_rate_frac},"
+    "{st_peak_TFLOPS})",
+    "st_layer_gemm_peak_TFLOPS": "={st_peak_TFLOPS}+{st_fp8_flag}*({st_fp8_gemm_peak_TFLOPS}-{st_peak_TFLOPS})",
+    "st_layer_gemm_FLOPS": "={st_layer_gemm_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
+    "st_attn_FLOPS": "={st_peak_TFLOPS}*c_tera*IF({training.flash_attention}=\"on\",{st_attention_efficiency},"
+    "{st_gemm_efficiency})",
     "st_hbm_Bps": "={gpu_hbm_bw_GBps}*c_GB*{eff_hbm_efficiency}",
     "st_link_GBps": "=IF({gpu_nvlink_bw_GBps}>0,{gpu_nvlink_bw_GBps}/c_two,{gpu_pcie_bw_GBps})",
     "st_nvlink_bw_GBps": "={st_link_GBps}*{eff_nvlink_efficiency}",
-    "st_nic_bw_GBps": "={eff_nic_GBps_per_gpu}*{eff_network_efficiency}",
+    # the network inputs' NIC when the scenario gives one of them, else the efficiency record's
+    "st_nic_GBps": "=IF(AND(ISBLANK({network.nic_Gbps}),ISBLANK({network.nics_per_node})),{eff_nic_GBps_per_gpu},"
+    "{node_network_GBps}/{gpu_gpus_per_node})",
+    "st_nic_bw_GBps": "={st_nic_GBps}*{eff_network_efficiency}",
     "st_nvlink_alpha_s": "={eff_nvlink_latency_us}/c_us_per_s",
     "st_nic_alpha_s": "={eff_network_latency_us}/c_us_per_s",
     "st_dp": "={training.num_gpus}/({training.tp}*{training.cp}*{training.pp})",
@@ -76,7 +102,9 @@ ITEMS = {
     "st_recompute_scores_frac": "=" + _RC.format(col="scores"),
     "st_recompute_full_flag": "=" + _RC.format(col="full"),
     "st_act_bytes": "=INDEX(t_st_precision_act_bytes,MATCH({training.precision},t_st_precision_name,0))",
-    "st_weight_bytes": "=INDEX(t_prec_bytes,MATCH({training.precision},t_prec_name,0))",
+    # FP8: the recipe's all-gather bytes (1 where FP8 weights are gathered, else BF16 2)
+    "st_weight_bytes": "=IF({st_fp8_flag}=1,INDEX(t_st_fp8_recipe_weight_bytes,{st_fp8_recipe_index}),"
+    "INDEX(t_prec_bytes,MATCH({training.precision},t_prec_name,0)))",
     "st_grad_bytes": "=INDEX(t_prec_bytes,MATCH({training.grad_precision},t_prec_name,0))",
     "st_opt_bytes_per_param": "=c_st_adam_rw_bytes+{st_grad_bytes}+{st_weight_bytes}",
     # MHA/GQA/MQA: Q and O d·a·d_h, K and V d·g·d_h each; MLA: its low-rank projections (Plan)
@@ -99,5 +127,6 @@ ITEMS = {
     "c_two*{model_n_kv_heads}*{model_head_dim})",
     "st_kv_heads_split": f"=MIN({{training.tp}},MAX(1,IF({_MLA},{{model_n_heads}},{{model_n_kv_heads}})))",
     "st_head_params": "={model_d_model}*{model_vocab}",
+    "st_fp8_cast_elems": "=c_two*{model_d_model}+{model_n_heads}*{st_v_head_dim}+{st_ffn_width}",
     "st_attn_mask_frac": "=IF({st_flash_flag}=1,c_st_causal_mask_frac,1)",
 }

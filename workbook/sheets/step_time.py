@@ -6,6 +6,7 @@ all-reduce, (n-1)/n for an all-to-all, 1 for a send."""
 from __future__ import annotations
 
 from workbook.calc.step_time import TP_COLLECTIVES, TP_COLLECTIVES_RECOMPUTE
+from workbook.sheets.step_inputs import _flag
 from workbook.reference import step_time as stm
 
 CONSTANTS = [
@@ -30,6 +31,7 @@ CONSTANTS = [
 ]
 
 _LPS = "{st_layers_per_stage}"
+
 _GPN = "{gpu_gpus_per_node}"
 
 
@@ -51,15 +53,28 @@ ITEMS = {
     "st_elem_ff_elems": "={st_tokens_mb}*{st_ffn_width}*{ffn_matrices}/{st_shard}",
     "st_elem_scores_elems": "=(1-{st_flash_flag})*{st_tokens_mb}*{training.seq_len}*{model_n_heads}"
     "*(c_st_score_passes_softmax+c_st_score_passes_dropout*{st_dropout_flag})/{st_shard}",
-    "st_elem_fwd_B": "={st_act_bytes}*({st_elem_d_elems}+{st_elem_ff_elems}+{st_elem_scores_elems})",
-    "st_gemm_mb_s": f"={_LPS}*{{st_gemm_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_gemm_frac}})"
-    "/{st_gemm_FLOPS}",
+    "st_elem_fwd_B": "={st_act_bytes}*({st_elem_d_elems}+{st_elem_ff_elems}+{st_elem_scores_elems})"
+    "*{st_fw_elem_factor}",
+    "st_gemm_ridge_p": "=IF({st_fp8_flag}=1,{eff_gemm_ridge_p_fp8},{eff_gemm_ridge_p_bf16})",
+    "st_gemm_compute_mb_s": f"={_LPS}*{{st_gemm_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_gemm_frac}})"
+    "/{st_layer_gemm_FLOPS}",
+    "st_gemm_operand_bytes": "=IF({st_fp8_flag}=1,1,{st_act_bytes})",
+    # per pass: the layer's weights on this GPU + GEMM activations in and out (2 x operand elements / TP)
+    "st_gemm_memory_mb_s": f"={_LPS}*({{st_gemm_params}}/{{training.tp}}*{{st_gemm_operand_bytes}}+c_two"
+    "*{st_tokens_mb}/{training.cp}*{st_fp8_cast_elems}/{training.tp}*{st_act_bytes})"
+    "*(c_train_fwd_units+{st_recompute_gemm_frac})/{st_hbm_Bps}",
+    # smooth roofline (t_mem^p + t_comp^p)^(1/p), as the serving models' GEMMs (both bounds > 0)
+    "st_gemm_mb_s": "=POWER(POWER({st_gemm_memory_mb_s},{st_gemm_ridge_p})+POWER({st_gemm_compute_mb_s},"
+    "{st_gemm_ridge_p}),1/{st_gemm_ridge_p})",
     "st_attention_mb_s": f"={_LPS}*{{st_attn_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_attn_frac}})"
     "/{st_attn_FLOPS}",
     # forward 1 + backward 2 passes (+1 full recompute); selective recomputes the score bytes only
     "st_elementwise_mb_s": f"={_LPS}*({{st_elem_fwd_B}}*(1+c_st_elem_bwd_over_fwd+{{st_recompute_elem_frac}})"
-    "+{st_act_bytes}*{st_elem_scores_elems}*{st_recompute_scores_frac})/{st_hbm_Bps}",
-    "st_stage_compute_mb_s": "={st_gemm_mb_s}+{st_attention_mb_s}+{st_elementwise_mb_s}",
+    "+{st_act_bytes}*{st_elem_scores_elems}*{st_fw_elem_factor}*{st_recompute_scores_frac})/{st_hbm_Bps}",
+    # FP8: GEMM operands quantised forward, their gradients backward (2 passes, +1 with full recompute)
+    "st_fp8_cast_mb_s": f"={{st_fp8_flag}}*{_LPS}*{{st_tokens_mb}}*{{st_fp8_cast_elems}}/{{st_shard}}"
+    "*(c_two+{st_recompute_gemm_frac})*{st_fp8_cast_bytes}/{st_hbm_Bps}",
+    "st_stage_compute_mb_s": "={st_gemm_mb_s}+{st_attention_mb_s}+{st_elementwise_mb_s}+{st_fp8_cast_mb_s}",
     "st_head_s": "={st_head_fwd_FLOP}/{st_shard}*c_train_fwd_units/{st_gemm_FLOPS}",
     # ---- TP: all-reduces of B(S/CP)d per layer (with SP: all-gather + reduce-scatter, same bytes)
     "st_tp_bw_GBps": _link("{training.tp}", "bw_GBps"),
@@ -76,7 +91,9 @@ ITEMS = {
     "*{st_act_bytes}/c_GB",
     "st_cp_comm_mb_s": f"=IF({{training.cp}}>1,{_LPS}*(c_train_fwd_units+{{st_recompute_full_flag}})"
     "*({training.cp}-1)*({st_cp_alpha_s}+{st_cp_chunk_GB}/{st_cp_bw_GBps}),0)",
-    "st_cp_exposed_mb_s": "=MAX(0,{st_cp_comm_mb_s}-{training.cp_overlap_frac}*{st_attention_mb_s})",
+    # the c-1 ring transfers hide under c-1 of the c chunk pairs' attention (the local one hides nothing)
+    "st_cp_exposed_mb_s": "=MAX(0,{st_cp_comm_mb_s}-{training.cp_overlap_frac}*{st_attention_mb_s}*({training.cp}-1)"
+    "/{training.cp})",
     # ---- EP: dispatch + combine all-to-alls per MoE layer, as many as the TP all-reduces
     "st_ep_bw_GBps": _link("{training.tp}*{training.ep}", "bw_GBps"),
     "st_ep_alpha_s": _link("{training.tp}*{training.ep}", "alpha_s"),
@@ -106,9 +123,18 @@ ITEMS = {
     "st_dp_alpha_s": "=IF({st_ranks_per_node}>1,{st_nvlink_alpha_s},0)+IF({st_dp_nodes}>1,{st_nic_alpha_s},0)",
     "st_dp_s_per_GB": "=c_two*({st_ranks_per_node}-1)/{st_ranks_per_node}/{st_nvlink_bw_GBps}"
     "+c_two*({st_dp_nodes}-1)/{st_dp_nodes}/{st_ranks_per_node}/{st_nic_bw_GBps}",
-    # ZeRO-3: all-gather forward + all-gather backward = one all-reduce's bytes
-    "st_zero3_comm_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),{st_dp_alpha_s}"
-    "+{st_params_per_gpu}*{st_weight_bytes}/c_GB*{st_dp_s_per_GB},0)",
-    "st_zero3_exposed_mb_s": "=MAX(0,{st_zero3_comm_mb_s}-{training.zero3_overlap_frac}*{st_stage_compute_mb_s})",
+    # ZeRO-3: an all-gather (a reduce-scatter) is half a hierarchical all-reduce of the weights (gradients)
+    "st_zero3_ag_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),({st_dp_alpha_s}"
+    "+{st_params_per_gpu}*{st_weight_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
+    "st_zero3_rs_mb_s": "=IF(AND({training.zero_stage}=c_st_zero3_stage,{st_dp_group}>1),({st_dp_alpha_s}"
+    "+{st_params_per_gpu}*{st_grad_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
+    "st_zero3_reshard_flag": _flag("reshard_after_forward"),
+    "st_zero3_comm_mb_s": "=(1+{st_zero3_reshard_flag})*{st_zero3_ag_mb_s}+{st_zero3_rs_mb_s}",
+    "st_fwd_window_mb_s": "={st_stage_compute_mb_s}/(c_train_fwd_units+{st_recompute_gemm_frac})",
+    # per layer with prefetch: the first gather and the last reduce-scatter exposed, the rest under compute
+    "st_zero3_exposed_mb_s": f"=({{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}})/{_LPS}"
+    f"+MAX(0,{{st_zero3_ag_mb_s}}*(1-1/{_LPS})-{{training.zero3_overlap_frac}}*{{st_fwd_window_mb_s}})"
+    f"+MAX(0,{{st_zero3_reshard_flag}}*{{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}}*(1-1/{_LPS})"
+    "-{training.zero3_overlap_frac}*({st_stage_compute_mb_s}-{st_fwd_window_mb_s}))",
     "st_microbatch_s": "={st_stage_mb_s}+{st_pp_comm_mb_s}+{st_zero3_exposed_mb_s}",
 }

@@ -29,7 +29,9 @@ ITEMS = {
     f"*{{st_dp_s_per_GB}},0)/c_two*{_GA}",
     "st_dp_comm_step_s": "=IF({training.zero_stage}=c_st_zero3_stage,{st_dp_reduce_scatter_step_s},{st_dp_allreduce_step_s})",
     "st_bwd_window_s": "={st_stage_compute_mb_s}*c_st_bwd_units/(c_train_fwd_units+{st_recompute_gemm_frac})",
-    "st_dp_exposed_step_s": "=MAX(0,{st_dp_comm_step_s}-{training.dp_overlap_frac}*{st_bwd_window_s})",
+    # ZeRO-3 reduce-scatters every micro-batch: its exposed part is in st_zero3_exposed_mb_s
+    "st_dp_exposed_step_s": "=IF({training.zero_stage}=c_st_zero3_stage,0,MAX(0,{st_dp_comm_step_s}"
+    "-{training.dp_overlap_frac}*{st_bwd_window_s}))",
     "st_optimizer_step_s": "={st_params_per_gpu}/IF({training.zero_stage}>=1,{st_dp_group},1)"
     "*{st_opt_bytes_per_param}/{st_hbm_Bps}",
     "st_step_s": "={st_pipeline_step_s}+{st_dp_exposed_step_s}+{st_optimizer_step_s}",

@@ -48,6 +48,8 @@ class InputRow:
     optional: bool = False
     #: ("training.time_model", "measured"): the sibling choice under which a blank is an error
     required_if: tuple[str, str] | None = None
+    #: ("training.precision", "fp8"): an optional input that may only be given under that sibling choice
+    only_if: tuple[str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -70,6 +72,8 @@ class InputRow:
             text += f", e.g. {_num(self.example)}"
         if self.required_if:
             text += f"; required when {self.required_if[0]} is {self.required_if[1]}"
+        if self.only_if:
+            text += f"; only when {self.only_if[0]} is {self.only_if[1]}"
         if self.optional:
             text += "; blank = " + (self.note.split("blank = ", 1)[1] if "blank = " in self.note else "default")
         return text
@@ -118,8 +122,10 @@ def _row(key: str, info, block: str) -> InputRow:
     lo, hi = _bounds(info)
     cond = required_if(info)
     when = (f"{key.rsplit('.', 1)[0]}.{cond[0]}", cond[1]) if cond else None
+    only = tuple(extra["only_if"].split("=", 1)) if extra.get("only_if") else None
+    only_if = (f"{key.rsplit('.', 1)[0]}.{only[0]}", only[1]) if only else None
     return InputRow(key, info.description, info.title, extra["unit"], kind, choices, lo, hi, block,
-                    extra.get("note", ""), (info.examples or [None])[0], optional, when)
+                    extra.get("note", ""), (info.examples or [None])[0], optional, when, only_if)
 
 
 def _rows_of(section: str, model: type[BaseModel], block: str) -> list[InputRow]:
