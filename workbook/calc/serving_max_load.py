@@ -19,6 +19,7 @@ from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_max_load as ml
+from workbook.reference import serving_queue as sq
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
 
@@ -26,7 +27,7 @@ _S = "docs/serving.md"
 REFINEMENTS = ml.MAX_LOAD_REFINEMENTS
 #: the three quadratics of one bound: name, what
 _ROOTS = [("tp", "TPOT target"), ("tf", "TTFT target, flat prefill piece"), ("tl", "TTFT target, rising prefill piece"),
-          ("cap", "batch cap")]
+          ("ti", "TTFT target, idle-prefill floor"), ("cap", "batch cap")]
 
 
 def _refinement_quantities(r: int) -> list[Q]:
@@ -53,10 +54,14 @@ def _refinement_quantities(r: int) -> list[Q]:
         Q(f"{p}_waits", "steps", f"{w.capitalize()}: decode steps a new request waits", _S),
         Q(f"{p}_flat", "s", f"{w.capitalize()}: prefill part of TTFT at one prompt per window", _S),
         Q(f"{p}_g", "s/(requests/s)", f"{w.capitalize()}: growth of the prefill part of TTFT with the rate", _S),
+        Q(f"{p}_wq", "s", f"{w.capitalize()}: prefill queue's mean wait (M/D/1) at the rate the terms are taken at", _S),
+        Q(f"{p}_tf_target", "s", f"{w.capitalize()}: TTFT target less the fixed time per request and that wait", _S),
+        Q(f"{p}_w0", "steps", f"{w.capitalize()}: decode steps a new request waits for the scheduler", _S),
+        Q(f"{p}_ti_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (idle-prefill floor)", _S),
         Q(f"{p}_tf_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (flat piece)", _S),
         Q(f"{p}_tl_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target at rate 0 (rising piece)", _S),
         Q(f"{p}_tl_v", "s/(requests/s)", f"{w.capitalize()}: fall of that step per request/s", _S),
-        Q(f"{p}_cap_t", "s", f"{w.capitalize()}: decode step at the batch cap", _S),
+        Q(f"{p}_cap_t", "s", f"{w.capitalize()}: decode step at the batch cap (offline rows)", _S),
         Q(f"{p}_cap_G", "s", f"{w.capitalize()}: TTFT at the batch cap", _S),
         *roots,
         Q(f"{p}_tpot_rps", "requests/s", f"{w.capitalize()}: TPOT bound (no target: twice the offline rate)", _S),
@@ -121,20 +126,27 @@ def compute(ctx: Context) -> dict[str, float]:
         waits = n / 2.0 if sep else 0.5 + steps
         flat = q["srv_pf1_prefill_s"] if sep else fixed
         g = (pf2[f"{p}_pf2_prefill_s"] - t_k) / k0 * n * lo["step_s"] if sep else 0.0
-        u1, u2, v = (Tf - flat) / waits, (Tf - fixed + g * lam) / waits, g / waits
-        t_c = a + s * cap
+        wq = sq.md1_wait_s(rho=min(lam * rr, ml.RHO_MAX), service_s=rr)
+        Tt = Tf - eng.request_overhead_ms / MS_PER_S - wq
+        w0 = waits if sep else 0.5
+        u1, u2, v = (Tt - flat) / waits, (Tt - fixed + g * lam) / waits, g / waits
+        u3 = (Tt - q["srv_pf1_prefill_s"]) / w0
+        t_c = q["srv_off_step_s"]
         G = waits * t_c + fixed
         out.update({f"{p}_lam0": lam, f"{p}_b0": b0, f"{p}_b2": 2 * b0, **decode_values(f"{p}_lo", lo),
                     **decode_values(f"{p}_hi", hi), f"{p}_slope": s, f"{p}_intercept": a, **pf, **pf2,
                     f"{p}_room": room, f"{p}_steps_mixed": steps, f"{p}_r": rr, f"{p}_fixed": fixed,
                     f"{p}_waits": waits, f"{p}_flat": flat, f"{p}_g": g, f"{p}_tf_u": u1, f"{p}_tl_u": u2,
-                    f"{p}_tl_v": v, f"{p}_cap_t": t_c, f"{p}_cap_G": G,
+                    f"{p}_tl_v": v, f"{p}_cap_t": t_c, f"{p}_cap_G": G, f"{p}_wq": wq, f"{p}_tf_target": Tt,
+                    f"{p}_w0": w0, f"{p}_ti_u": u3,
                     **_roots(p, "tp", s * waits * Tp * rr, s * (waits * Tp + fixed + m * Tp) + Tp * rr, Tp - a),
-                    **_roots(p, "tf", rr * s * Tf, (u1 - a) * rr + s * (Tf + m * u1), u1 - a),
-                    **_roots(p, "tl", rr * (v + s * Tf) + s * m * v, (u2 - a) * rr + v + s * (Tf + m * u2), u2 - a),
+                    **_roots(p, "tf", rr * s * Tt, (u1 - a) * rr + s * (Tt + m * u1), u1 - a),
+                    **_roots(p, "tl", rr * (v + s * Tt) + s * m * v, (u2 - a) * rr + v + s * (Tt + m * u2), u2 - a),
+                    **_roots(p, "ti", rr * s * Tt, (u3 - a) * rr + s * (Tt + m * u3), u3 - a),
                     **_roots(p, "cap", G * rr, G + m * t_c + cap * rr, cap)})
         tpot_rps = out[f"{p}_tp_root"] if inf.tpot_target_ms is not None else none
-        ttft_rps = min(out[f"{p}_tf_root"], out[f"{p}_tl_root"]) if inf.ttft_target_ms is not None else none
+        ttft_rps = min(out[f"{p}_tf_root"], out[f"{p}_tl_root"], out[f"{p}_ti_root"]) \
+            if inf.ttft_target_ms is not None else none
         lam = min(tpot_rps, ttft_rps, out[f"{p}_cap_root"], off)
         c = lam * (waits + m / (1 - min(lam * rr, ml.RHO_MAX)))
         B = (lam * fixed + c * a) / max(1 - c * s, 1 - ml.RHO_MAX) if lam > 0 else 0.0

@@ -101,6 +101,10 @@ class EngineProfile(_Sourced):
     prefill_mode: PrefillMode = Field(..., description="separate prefill steps, or chunks mixed into decode steps")
     prefill_chunk_tokens: int = Field(..., ge=1, le=10_000_000, description="largest prefill chunk (tokens)")
     prefill_cuda_graphs: bool = Field(..., description="prefill steps replay CUDA graphs (else launched eagerly)")
+    # --- per request (issue 22)
+    request_overhead_ms: float = Field(0.0, ge=0, le=10_000, description="fixed time every request spends on its "
+                                       "way to the first token besides the GPU prefill: admission, input processing, "
+                                       "the first token's sampling and output (ms)")
 
     def non_torch_GiB(self, tp: int) -> float:
         """Non-torch memory charged by the profile at a TP degree."""
