@@ -18,6 +18,7 @@ from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
+from workbook.reference import serving_closed_loop as cl
 from workbook.reference import serving_max_load as ml
 from workbook.reference import serving_queue as sq
 from workbook.reference.serving_shape import model_shape
@@ -55,7 +56,7 @@ def _refinement_quantities(r: int) -> list[Q]:
         Q(f"{p}_flat", "s", f"{w.capitalize()}: prefill part of TTFT at one prompt per window", _S),
         Q(f"{p}_g", "s/(requests/s)", f"{w.capitalize()}: growth of the prefill part of TTFT with the rate", _S),
         Q(f"{p}_wq", "s", f"{w.capitalize()}: prefill queue's mean wait (M/D/1) at the rate the terms are taken at", _S),
-        Q(f"{p}_tf_target", "s", f"{w.capitalize()}: TTFT target less the fixed time per request and that wait", _S),
+        Q(f"{p}_tf_target", "s", f"{w.capitalize()}: TTFT target less the fixed time per request and that wait (at least 0)", _S),
         Q(f"{p}_w0", "steps", f"{w.capitalize()}: decode steps a new request waits for the scheduler", _S),
         Q(f"{p}_ti_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (idle-prefill floor)", _S),
         Q(f"{p}_tf_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (flat piece)", _S),
@@ -87,6 +88,8 @@ QUANTITIES = [
       "4 offline throughput", _S),
     Q("srv_max_load_tpot_ms", "ms", "TPOT at the largest load (linear fit; 0 = no load)", _S),
     Q("srv_max_load_ttft_ms", "ms", "TTFT at the largest load (linear fit; 0 = no load)", _S),
+    Q("srv_max_load_concurrency", "requests", "Largest concurrency meeting the targets, all replicas: clients the "
+      "largest rate keeps busy (rate x (TTFT + (O − 1) x TPOT), Little's law; 0 = none)", _S),
     Q("srv_max_load_tokens_per_s", "tokens/s", "Output tokens/s of one serving group at the largest load", _S),
     Q("srv_max_load_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU at the largest load", _S),
 ]
@@ -127,7 +130,7 @@ def compute(ctx: Context) -> dict[str, float]:
         flat = q["srv_pf1_prefill_s"] if sep else fixed
         g = (pf2[f"{p}_pf2_prefill_s"] - t_k) / k0 * n * lo["step_s"] if sep else 0.0
         wq = sq.md1_wait_s(rho=min(lam * rr, ml.RHO_MAX), service_s=rr)
-        Tt = Tf - eng.request_overhead_ms / MS_PER_S - wq
+        Tt = max(0.0, Tf - eng.request_overhead_ms / MS_PER_S - wq)
         w0 = waits if sep else 0.5
         u1, u2, v = (Tt - flat) / waits, (Tt - fixed + g * lam) / waits, g / waits
         u3 = (Tt - q["srv_pf1_prefill_s"]) / w0
@@ -169,6 +172,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_max_load_binds": ref["binds"],
         "srv_max_load_tpot_ms": ref["tpot_s"] * MS_PER_S if given else 0.0,
         "srv_max_load_ttft_ms": ref["ttft_s"] * MS_PER_S if given else 0.0,
+        "srv_max_load_concurrency": cl.largest_concurrency(max_rate_rps=lam * inf.replicas, ttft_s=ref["ttft_s"],
+                                                           tpot_s=ref["tpot_s"], output_tokens=O) if given else 0.0,
         "srv_max_load_tokens_per_s": ref["throughput_tok_per_s"],
         "srv_max_load_tokens_per_s_per_gpu": ref["per_gpu_tok_per_s"],
     })

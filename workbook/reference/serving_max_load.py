@@ -141,7 +141,7 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
             g = (t_2k - fixed) / k0 * engine.scheduler_steps * t_b
         kw = dict(a=a, s=s, r=r, fixed=fixed, waits=waits, steps=steps)
         # TTFT target less the fixed time per request and the prefill queue's wait at the previous estimate
-        T_f = ttft_target_s - overhead - sq.md1_wait_s(rho=min(lam * r, RHO_MAX), service_s=r)
+        T_f = max(0.0, ttft_target_s - overhead - sq.md1_wait_s(rho=min(lam * r, RHO_MAX), service_s=r))
         w0 = sl.sched_wait_steps(engine, waits)
         bounds = {
             1: tpot_bound(**kw, target_s=T_p) if math.isfinite(T_p) else math.inf,

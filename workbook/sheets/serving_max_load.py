@@ -64,7 +64,7 @@ def _refinement(r: int) -> dict[str, str]:
         f"{p}_flat": f"=IF({_SEP},{{srv_pf1_prefill_s}},{f['fixed']})",
         f"{p}_g": f"=IF({_SEP},({{{p}_pf2_prefill_s}}-{{{p}_pf_prefill_s}})/{{{p}_pf_batch}}*{_N}*{lo_s},0)",
         f"{p}_wq": f"=MIN({f['lam0']}*{rr},c_srv_rho_max)*{rr}/(c_two*(1-MIN({f['lam0']}*{rr},c_srv_rho_max)))",
-        f"{p}_tf_target": f"={_TF}-{{srv_eng_request_overhead_ms}}/c_ms_per_s-{f['wq']}",
+        f"{p}_tf_target": f"=MAX(0,{_TF}-{{srv_eng_request_overhead_ms}}/c_ms_per_s-{f['wq']})",
         f"{p}_w0": f"=IF({_SEP},{f['waits']},1/c_two)",
         f"{p}_tf_u": f"=({tf}-{f['flat']})/{f['waits']}",
         f"{p}_tl_u": f"=({tf}-{f['fixed']}+{f['g']}*{f['lam0']})/{f['waits']}",
@@ -109,6 +109,8 @@ ITEMS = {
     "srv_max_load_tpot_ms": f"=IF({_R}>0,{_TD}/(1-{_R}*{{{_L}_r}})*c_ms_per_s,0)",
     "srv_max_load_ttft_ms": f"=IF({_R}>0,({{{_L}_w0}}*{_TD}+MAX(({{{_L}_waits}}-{{{_L}_w0}})*{_TD}+{{{_L}_fixed}},"
     f"{{srv_pf1_prefill_s}})+{_WQ}+{{srv_eng_request_overhead_ms}}/c_ms_per_s)*c_ms_per_s,0)",
+    "srv_max_load_concurrency": f"={{srv_max_load_rps_all}}*({{srv_max_load_ttft_ms}}+{{srv_load_decode_steps_per_req}}"
+    "*{srv_max_load_tpot_ms})/c_ms_per_s",
     "srv_max_load_tokens_per_s": f"={_R}*{{inference.output_tokens}}",
     "srv_max_load_tokens_per_s_per_gpu": "={srv_max_load_tokens_per_s}/({inference.tp}*{inference.ep})",
 }
