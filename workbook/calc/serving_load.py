@@ -101,14 +101,15 @@ QUANTITIES = [
     Q("srv_load_sched_wait_steps", "steps", "Decode steps a new request waits for the scheduler (half a step, or "
       "half the multi-step window)", _S),
     Q("srv_load_service_s", "s", "Prefill part of TTFT under the load, at least the prefill on an idle engine", _S),
-    Q("srv_load_queue_wait_s", "s", "Mean wait for the prompts ahead on the prefill resource (M/D/1)", _S),
+    Q("srv_load_queue_wait_s", "s", "Wait for the queue beyond an idle engine's half cycle (gated cycles: the "
+      "cycle the request lands in, then the prompts that share its own)", _S),
     Q("srv_load_ttft_ms", "ms", "Time to first token under the load: scheduler wait, prefill, prefill queue, the "
       "engine's fixed time per request (0 = saturated: the queue grows)", _S),
     *[q for name in sq.QUANTILES for q in (
-        Q(f"srv_load_ttft_{name}_ms", "ms", f"TTFT under the load, {name} (M/D/1 wait with an exponential tail; "
+        Q(f"srv_load_ttft_{name}_ms", "ms", f"TTFT under the load, {name} (exponential wait over the no-wait floor; "
           "0 = saturated)", _S),
-        Q(f"srv_load_tpot_{name}_ms", "ms", f"TPOT under the load, {name} (prompts arriving during a request's "
-          "decode, Poisson, normal approximation)", _S))],
+        Q(f"srv_load_tpot_{name}_ms", "ms", f"TPOT under the load, {name} (mean of its steps, correlated by "
+          "the prompts they gather; normal approximation)", _S))],
     Q("srv_load_tokens_per_s", "tokens/s", "Output tokens/s of one serving group under the load", _S),
     Q("srv_load_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU under the load", _S),
 ]
@@ -232,11 +233,11 @@ def _ttft_rows(ctx: Context, st: dict, lam: float, terms: dict, t_d: float) -> d
     tq = dict(sched_wait_s=w0 * t_d, service_load_s=service, service_idle_s=ctx.q["srv_pf1_prefill_s"], rho=rho,
               prefill_per_request_s=r, overhead_s=eng.request_overhead_ms / MS_PER_S)
     out = {"srv_load_pf_per_request_s": r, "srv_load_sched_wait_steps": w0, "srv_load_service_s": service,
-           "srv_load_queue_wait_s": sq.md1_wait_s(rho=rho, service_s=r),
+           "srv_load_queue_wait_s": sq.queue_wait_s(rho=rho, cycle_s=2 * w0 * t_d, service_s=r),
            "srv_load_ttft_ms": 0.0 if sat else sq.ttft_under_load_s(**tq) * MS_PER_S}
     for name, qv in sq.QUANTILES.items():
         out[f"srv_load_ttft_{name}_ms"] = 0.0 if sat else sq.ttft_under_load_s(**tq, q=qv) * MS_PER_S
         out[f"srv_load_tpot_{name}_ms"] = sq.tpot_quantile_s(
-            tpot_s=st["tpot_s"], rate_per_s=lam, prefill_per_request_s=r, output_tokens=float(ctx.s.inference.output_tokens),
+            tpot_s=st["tpot_s"], rho=rho, prefill_per_request_s=r, output_tokens=float(ctx.s.inference.output_tokens),
             z=sq.NORMAL_Z[name]) * MS_PER_S
     return out

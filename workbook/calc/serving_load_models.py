@@ -49,14 +49,15 @@ QUANTITIES = [
     Q("srv_cl_b", "sequences", "Closed loop: decode batch (at least 1)", _S),
     *decode_quantities("srv_cl", "of the closed loop's batch"),
     Q("srv_cl_r", "s", "Closed loop: prefill busy time per request (offline prefill cost per token x prompt)", _S),
+    Q("srv_cl_sched_wait_s", "s", "Closed loop: wait for the scheduler on an idle engine (half a cycle)", _S),
     Q("srv_cl_fixed_s", "s", "Closed loop: fixed part of TTFT (scheduler wait, idle prefill, fixed time)", _S),
     Q("srv_cl_q1", "s", "Closed loop, step 1: linear coefficient of the rate's quadratic (no queue wait)", _S),
     Q("srv_cl_rate1", "requests/s", "Closed loop, step 1: rate per rank (smaller root)", _S),
-    Q("srv_cl_wait1", "s", "Closed loop, step 1: prefill queue's mean wait at that rate (M/D/1)", _S),
+    Q("srv_cl_wait1", "s", "Closed loop, step 1: queue's wait at that rate (gated cycles)", _S),
     Q("srv_cl_q2", "s", "Closed loop, step 2: linear coefficient with that wait", _S),
     Q("srv_cl_rate", "requests/s", "Closed loop: rate per rank (Little's law, think time 0)", _S),
     Q("srv_cl_rho", "fraction", "Closed loop: prefill busy share", _S),
-    Q("srv_cl_queue_wait_s", "s", "Closed loop: prefill queue's mean wait (M/D/1)", _S),
+    Q("srv_cl_queue_wait_s", "s", "Closed loop: the queue's wait (gated cycles)", _S),
     Q("srv_cl_admission_wait_s", "s", "Closed loop: wait of the clients beyond the batch cap to be admitted", _S),
     Q("srv_conc_ttft_ms", "ms", "Closed loop: time to first token", _S),
     Q("srv_conc_tpot_ms", "ms", "Closed loop: time per output token", _S),
@@ -108,11 +109,11 @@ def compute(ctx: Context) -> dict[str, float]:
     res = cl.closed_loop(concurrency=n, cap=cap, decode_step_s=step["step_s"], prefill_per_request_s=r,
                          idle_prefill_s=q["srv_pf1_prefill_s"], sched_wait_steps=w0, overhead_s=ov, output_tokens=O,
                          dp=int(dp), tp=inf.tp, ep=inf.ep)
-    m = q["srv_load_decode_steps_per_req"]
+    m = O
     t0, td = res["fixed_s"], step["step_s"]
     out.update({
         "srv_cl_clients": n, "srv_cl_engine_clients": b, "srv_cl_b": max(b, 1.0), **decode_values("srv_cl", step),
-        "srv_cl_r": r, "srv_cl_fixed_s": t0, "srv_cl_q1": t0 + m * td + b * r, "srv_cl_rate1": res["first_rate_per_s"],
+        "srv_cl_r": r, "srv_cl_sched_wait_s": w0 * td, "srv_cl_fixed_s": t0, "srv_cl_q1": t0 + m * td + b * r, "srv_cl_rate1": res["first_rate_per_s"],
         "srv_cl_wait1": res["first_wait_s"], "srv_cl_q2": t0 + res["first_wait_s"] + m * td + b * r,
         "srv_cl_rate": res["rate_per_s"], "srv_cl_rho": res["rho"], "srv_cl_queue_wait_s": res["queue_wait_s"],
         "srv_cl_admission_wait_s": res["admission_wait_s"], "srv_conc_ttft_ms": res["ttft_s"] * MS_PER_S,

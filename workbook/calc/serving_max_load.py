@@ -55,11 +55,15 @@ def _refinement_quantities(r: int) -> list[Q]:
         Q(f"{p}_waits", "steps", f"{w.capitalize()}: decode steps a new request waits", _S),
         Q(f"{p}_flat", "s", f"{w.capitalize()}: prefill part of TTFT at one prompt per window", _S),
         Q(f"{p}_g", "s/(requests/s)", f"{w.capitalize()}: growth of the prefill part of TTFT with the rate", _S),
-        Q(f"{p}_wq", "s", f"{w.capitalize()}: prefill queue's mean wait (M/D/1) at the rate the terms are taken at", _S),
-        Q(f"{p}_tf_target", "s", f"{w.capitalize()}: TTFT target less the fixed time per request and that wait (at least 0)", _S),
         Q(f"{p}_w0", "steps", f"{w.capitalize()}: decode steps a new request waits for the scheduler", _S),
-        Q(f"{p}_ti_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (idle-prefill floor)", _S),
-        Q(f"{p}_tf_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target (flat piece)", _S),
+        Q(f"{p}_wq", "s", f"{w.capitalize()}: the queue's wait (gated cycles) at the rate the terms are taken at", _S),
+        Q(f"{p}_wq_g", "s/(requests/s)", f"{w.capitalize()}: growth of that wait per request/s (tangent)", _S),
+        Q(f"{p}_wq0", "s", f"{w.capitalize()}: the tangent's wait at rate 0", _S),
+        Q(f"{p}_tf_target", "s", f"{w.capitalize()}: TTFT target less the fixed time per request (at least 0)", _S),
+        Q(f"{p}_ti_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target at rate 0 (idle-prefill floor)", _S),
+        Q(f"{p}_ti_v", "s/(requests/s)", f"{w.capitalize()}: fall of that step per request/s (idle-prefill floor)", _S),
+        Q(f"{p}_tf_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target at rate 0 (flat piece)", _S),
+        Q(f"{p}_tf_v", "s/(requests/s)", f"{w.capitalize()}: fall of that step per request/s (flat piece)", _S),
         Q(f"{p}_tl_u", "s", f"{w.capitalize()}: decode step that leaves the TTFT target at rate 0 (rising piece)", _S),
         Q(f"{p}_tl_v", "s/(requests/s)", f"{w.capitalize()}: fall of that step per request/s", _S),
         Q(f"{p}_cap_t", "s", f"{w.capitalize()}: decode step at the batch cap (offline rows)", _S),
@@ -129,11 +133,13 @@ def compute(ctx: Context) -> dict[str, float]:
         waits = n / 2.0 if sep else 0.5 + steps
         flat = q["srv_pf1_prefill_s"] if sep else fixed
         g = (pf2[f"{p}_pf2_prefill_s"] - t_k) / k0 * n * lo["step_s"] if sep else 0.0
-        wq = sq.md1_wait_s(rho=min(lam * rr, ml.RHO_MAX), service_s=rr)
-        Tt = max(0.0, Tf - eng.request_overhead_ms / MS_PER_S - wq)
         w0 = waits if sep else 0.5
-        u1, u2, v = (Tt - flat) / waits, (Tt - fixed + g * lam) / waits, g / waits
-        u3 = (Tt - q["srv_pf1_prefill_s"]) / w0
+        wkw = dict(rho=min(lam * rr, ml.RHO_MAX), cycle_s=2 * w0 * lo["step_s"], service_s=rr)
+        wq, wq_g = sq.queue_wait_s(**wkw), rr * sq.queue_wait_slope_s(**wkw)
+        wq0 = wq - wq_g * lam
+        Tt = max(0.0, Tf - eng.request_overhead_ms / MS_PER_S)
+        u1, u2, v = (Tt - flat - wq0) / waits, (Tt - fixed + g * lam - wq0) / waits, (g + wq_g) / waits
+        u3, v1, v3 = (Tt - q["srv_pf1_prefill_s"] - wq0) / w0, wq_g / waits, wq_g / w0
         t_c = q["srv_off_step_s"]
         G = waits * t_c + fixed
         out.update({f"{p}_lam0": lam, f"{p}_b0": b0, f"{p}_b2": 2 * b0, **decode_values(f"{p}_lo", lo),
@@ -141,11 +147,12 @@ def compute(ctx: Context) -> dict[str, float]:
                     f"{p}_room": room, f"{p}_steps_mixed": steps, f"{p}_r": rr, f"{p}_fixed": fixed,
                     f"{p}_waits": waits, f"{p}_flat": flat, f"{p}_g": g, f"{p}_tf_u": u1, f"{p}_tl_u": u2,
                     f"{p}_tl_v": v, f"{p}_cap_t": t_c, f"{p}_cap_G": G, f"{p}_wq": wq, f"{p}_tf_target": Tt,
-                    f"{p}_w0": w0, f"{p}_ti_u": u3,
+                    f"{p}_w0": w0, f"{p}_ti_u": u3, f"{p}_wq_g": wq_g, f"{p}_wq0": wq0, f"{p}_tf_v": v1,
+                    f"{p}_ti_v": v3,
                     **_roots(p, "tp", s * waits * Tp * rr, s * (waits * Tp + fixed + m * Tp) + Tp * rr, Tp - a),
-                    **_roots(p, "tf", rr * s * Tt, (u1 - a) * rr + s * (Tt + m * u1), u1 - a),
+                    **_roots(p, "tf", rr * (v1 + s * Tt) + s * m * v1, (u1 - a) * rr + v1 + s * (Tt + m * u1), u1 - a),
                     **_roots(p, "tl", rr * (v + s * Tt) + s * m * v, (u2 - a) * rr + v + s * (Tt + m * u2), u2 - a),
-                    **_roots(p, "ti", rr * s * Tt, (u3 - a) * rr + s * (Tt + m * u3), u3 - a),
+                    **_roots(p, "ti", rr * (v3 + s * Tt) + s * m * v3, (u3 - a) * rr + v3 + s * (Tt + m * u3), u3 - a),
                     **_roots(p, "cap", G * rr, G + m * t_c + cap * rr, cap)})
         tpot_rps = out[f"{p}_tp_root"] if inf.tpot_target_ms is not None else none
         ttft_rps = min(out[f"{p}_tf_root"], out[f"{p}_tl_root"], out[f"{p}_ti_root"]) \

@@ -8,16 +8,17 @@ wait to be admitted). With the decode step t_d = t_d(max(b, 1)) at the mean cont
 time per request r (the offline prefill cost per prompt token times S_in: batched separate steps, or the
 marginal cost of mixed chunks), the fixed part of TTFT T0 = w0·t_d + t_idle + t_req (scheduler wait,
 the prompt's prefill on an idle engine, the engine's fixed time) and m = O − 1 decode steps, Little's law
-with think time 0 closes the loop:
+with think time 0 closes the loop (m = O: E2E = TTFT + O·TPOT, the first token's step counted, so the
+loop never beats the offline throughput, which charges O steps a request):
 
-    lambda·(T0 + W + m·t_d/(1 − lambda·r)) = b         (E2E = TTFT + m·TPOT, TPOT = t_d/(1 − rho))
+    lambda·(T0 + W + m·t_d/(1 − lambda·r)) = b         (TPOT = t_d/(1 − rho))
 
 a quadratic in lambda for a given queue wait W; its smaller root is
 
     lambda = 2b / (q + sqrt(q² − 4·T·r·b)),   q = T + m·t_d + b·r,   T = T0 + W
 
 (q² − 4Trb >= (T − b·r)² >= 0, and the root is below 1/r, so rho < 1: a closed loop never saturates).
-It is solved twice, W = 0 and then W = the M/D/1 wait at the first rate (serving_queue): a fixed number
+It is solved twice, W = 0 and then W = the queue's wait at the first rate (serving_queue, cycle 2·w0·t_d): a fixed number
 of fixed-point steps, as the workbook holds them. TTFT = T0 + W(lambda) + (n − b)/lambda (the admission
 wait of the clients beyond the cap), TPOT = t_d/(1 − lambda·r), output tokens/s = DP·lambda·O.
 
@@ -72,16 +73,17 @@ def closed_loop(*, concurrency: float, cap: float, decode_step_s: float, prefill
     rate per rank, rho, TTFT, TPOT, the admission wait, the queue wait, tokens/s of the group and per GPU."""
     _pos(concurrency=concurrency, cap=cap, output_tokens=output_tokens)
     b = min(concurrency, cap)
-    m = max(output_tokens - 1.0, 0.0)
+    m = output_tokens  # E2E = TTFT + O·TPOT (the issue's closed loop; the first token's step counted)
     r = prefill_per_request_s
     t0 = sched_wait_steps * decode_step_s + idle_prefill_s + overhead_s
     lam1 = closed_loop_rate(clients=b, fixed_s=t0, decode_step_s=decode_step_s, prefill_per_request_s=r,
                             decode_steps=m)
-    w1 = sq.md1_wait_s(rho=lam1 * r, service_s=r)
+    cycle = 2.0 * sched_wait_steps * decode_step_s
+    w1 = sq.queue_wait_s(rho=lam1 * r, cycle_s=cycle, service_s=r)
     lam = closed_loop_rate(clients=b, fixed_s=t0 + w1, decode_step_s=decode_step_s, prefill_per_request_s=r,
                            decode_steps=m)
     rho = min(lam * r, sq.RHO_MAX)
-    w = sq.md1_wait_s(rho=rho, service_s=r)
+    w = sq.queue_wait_s(rho=rho, cycle_s=cycle, service_s=r)
     admit = (concurrency - b) / lam
     thr = dp * lam * output_tokens
     return {"engine_clients": b, "rate_per_s": lam, "first_rate_per_s": lam1, "first_wait_s": w1, "rho": rho,

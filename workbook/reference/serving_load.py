@@ -175,7 +175,7 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
     tails = {}
     for name, qv in sq.QUANTILES.items():
         tails[f"ttft_{name}_s"] = math.inf if saturated else sq.ttft_under_load_s(**tq, q=qv)
-        tails[f"tpot_{name}_s"] = sq.tpot_quantile_s(tpot_s=tpot, rate_per_s=lam, prefill_per_request_s=r_req,
+        tails[f"tpot_{name}_s"] = sq.tpot_quantile_s(tpot_s=tpot, rho=rho, prefill_per_request_s=r_req,
                                                      output_tokens=O, z=sq.NORMAL_Z[name])
     if saturated:
         thr = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=p, output_tokens=O, tp=tp, ep=ep,
@@ -199,7 +199,7 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
         "context_tokens": ctx,
         "saturated": float(saturated),
         "prefill_per_request_s": r_req,
-        "queue_wait_s": sq.md1_wait_s(rho=rho, service_s=r_req),
+        "queue_wait_s": sq.queue_wait_s(rho=rho, cycle_s=2.0 * w0 * t_d, service_s=r_req),
         **tails,
     }
 

@@ -22,8 +22,9 @@ are re-taken at the new batch and load a fixed number of times (``refinements``)
 the workbook holds it as formulas.
 
 TTFT under load (issue 22, serving_queue) is w0·t_d + max(n_w·t_d + F − w0·t_d, t_idle) + W + t_req: the
-target T' becomes T' − t_req − W(lambda_prev) (the queue's wait at the previous estimate), and the idle
-floor adds a third TTFT piece, the TTFT bound with F = t_idle and n_w = w0. serving_load.max_load (bisection over steady_state) is the check.
+target T' becomes T' − t_req, the queue's wait W enters F along its tangent at the previous estimate
+(W0 + W'·(lambda − lambda_prev): W is convex in lambda, so the refinements approach the largest load as
+Newton's steps do), and the idle floor adds a third TTFT piece, the TTFT bound with F = t_idle and n_w = w0. serving_load.max_load (bisection over steady_state) is the check.
 """
 
 from __future__ import annotations
@@ -141,13 +142,16 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
             g = (t_2k - fixed) / k0 * engine.scheduler_steps * t_b
         kw = dict(a=a, s=s, r=r, fixed=fixed, waits=waits, steps=steps)
         # TTFT target less the fixed time per request and the prefill queue's wait at the previous estimate
-        T_f = max(0.0, ttft_target_s - overhead - sq.md1_wait_s(rho=min(lam * r, RHO_MAX), service_s=r))
         w0 = sl.sched_wait_steps(engine, waits)
+        wq_kw = dict(rho=min(lam * r, RHO_MAX), cycle_s=2.0 * w0 * t_b, service_s=r)
+        wq, wq_g = sq.queue_wait_s(**wq_kw), r * sq.queue_wait_slope_s(**wq_kw)  # W(lambda_prev), dW/dlambda
+        T_f = ttft_target_s - overhead
+        wq0 = wq - wq_g * lam  # the queue's wait along its tangent at the previous estimate: wq0 + wq_g·lambda
         bounds = {
             1: tpot_bound(**kw, target_s=T_p) if math.isfinite(T_p) else math.inf,
-            2: min(ttft_bound(**{**kw, "fixed": flat}, target_s=T_f),
-                   ttft_bound(**{**kw, "fixed": fixed - g * lam}, target_s=T_f, fixed_per_rps=g),
-                   ttft_bound(**{**kw, "fixed": idle, "waits": w0}, target_s=T_f))
+            2: min(ttft_bound(**{**kw, "fixed": flat + wq0}, target_s=T_f, fixed_per_rps=wq_g),
+                   ttft_bound(**{**kw, "fixed": fixed - g * lam + wq0}, target_s=T_f, fixed_per_rps=g + wq_g),
+                   ttft_bound(**{**kw, "fixed": idle + wq0, "waits": w0}, target_s=T_f, fixed_per_rps=wq_g))
             if math.isfinite(ttft_target_s) else math.inf,
             3: cap_bound(**kw, cap=cap, cap_step_s=t_cap),
             4: off,

@@ -1,33 +1,36 @@
 """Queueing for the prefill and the tails of TTFT and TPOT, closed forms (docs/serving.md "Queueing
 and tails"; issue 22 item 3).
 
-Under load a new prompt waits for the prompts ahead of it: the GPU spends a share rho of its time on
-prefill (serving_load: rho = lambda·r, r the prefill time of one request), and a prompt that arrives
-while another is being prefilled waits for it. The prefill resource is taken as an M/D/1 queue
-(Poisson arrivals, every prompt the mean length, so a deterministic service r):
+Under load a new prompt waits for the scheduler and for the prompts ahead of it. The engine runs in
+cycles: a fixed part c0 (a decode step t_d for chunks mixed into decode steps; the multi-step window
+n·t_d for separate prefill steps) plus r for every prompt gathered since the last cycle (r = the prefill
+busy time per request, rho = lambda·r; serving_load). A prompt that arrives during a cycle is served in
+the next one (gated batch service): the cycles T_{k+1} = c0 + r·Poisson(lambda·T_k) have the mean
+mu = c0/(1 − rho), the variance V = r·rho·mu/(1 − rho²) and the lag-1 correlation rho. An arrival lands
+in a length-biased cycle, E_b = E[T²]/mu = c0/(1 − rho) + r·rho/(1 − rho²); it waits for its residual,
+E_b/2, and then shares its own cycle with the rho·E_b of work that arrived in the same one. Over the
+half cycle an idle engine waits (c0/2), the wait for the queue is
 
-    W      = rho·r / (2·(1 − rho))                                   mean wait (Pollaczek-Khinchine, c_s = 0)
-    P(W > t) ~ rho·exp(−t·rho/W)                                     exponential tail with the same mean
-    W_p    = r/(2·(1 − rho))·ln(max(rho, 1 − p)/(1 − p))             its p-quantile (0 while rho <= 1 − p)
+    W = (1/2 + rho)·E_b − c0/2                                          (0 at rho = 0)
 
-(P(W > 0) = rho for any M/G/1; the waiting time given a wait is taken exponential with mean
-W/rho = r/(2(1 − rho)), the heavy-traffic form.) The time to first token under load is
+and the time to first token under load
 
-    TTFT   = w0·t_d + max(prefill under load, prefill on an idle engine) + W + t_req
-    TTFT_p = 2p·w0·t_d + max(...) + W_p + t_req                       (sum of quantiles: an upper bound)
+    TTFT   = c0/2 + max(prefill under load, prefill on an idle engine) + W + t_req
+    TTFT_p = TTFT_0 + (TTFT − TTFT_0)·ln(1/(1 − p))                      exponential excess over the floor
 
-with w0·t_d the mean wait for the scheduler to take the request (half a step, or half a multi-step
-window, uniform so its p-quantile is 2p·w0·t_d) and t_req the engine's fixed time per request
-(prefill_time.request_overhead_s). So TTFT under load is never below the idle TTFT.
+with TTFT_0 = max(...) + t_req (no wait) and t_req the engine's fixed time per request
+(prefill_time.request_overhead_s). So TTFT under load is never below the idle TTFT. With separate
+prefill steps the loaded prefill t_pf(k) already holds the k prompts of a window; W counts them again
+(conservative by at most rho·c0).
 
-A request's TPOT is its decode time over its O − 1 steps. During it, m = lambda·(O − 1)·TPOT prompts
-arrive (Poisson) and each stretches the running steps by r, so TPOT = t_d + X·r/(O − 1), X ~ Poisson(m):
-its mean is t_d/(1 − rho) (serving_load's TPOT) and, with the normal approximation,
+A request's TPOT is the mean of its n = O − 1 steps. The steps' mean is TPOT = t_d/(1 − rho) and, as an
+AR(1) sequence of correlation rho, the mean of n steps has the standard deviation
+sqrt(r·rho·TPOT/n)/(1 − rho); with the normal approximation
 
-    TPOT_p = TPOT + z_p·r·sqrt(m)/max(O − 1, 1)
+    TPOT_p = TPOT + z_p·sqrt(r·rho·TPOT/n)/(1 − rho)
 
 tests/reference/test_serving_queue.py checks the closed forms against a discrete-event simulation of
-the scheduler (simulate_mixed_scheduler).
+the scheduler (simulate_mixed_scheduler): mean TTFT within a few per cent, the tails within 15 %.
 """
 
 from __future__ import annotations
@@ -50,42 +53,46 @@ def _rho(rho: float) -> float:
     return min(rho, RHO_MAX)
 
 
-def md1_wait_s(*, rho: float, service_s: float) -> float:
-    """Mean wait of an M/D/1 queue at utilisation ``rho`` with service ``service_s``: rho·r/(2(1 − rho))."""
-    _nonneg(service_s=service_s)
-    r = _rho(rho)
-    return r * service_s / (2.0 * (1.0 - r))
+def queue_wait_s(*, rho: float, cycle_s: float, service_s: float) -> float:
+    """Wait for the queue beyond an idle engine's half cycle (module docstring): (1/2 + rho)·E_b − c0/2,
+    E_b = c0/(1 − rho) + r·rho/(1 − rho²)."""
+    _nonneg(cycle_s=cycle_s, service_s=service_s)
+    p = _rho(rho)
+    e_b = cycle_s / (1.0 - p) + service_s * p / (1.0 - p * p)
+    return (0.5 + p) * e_b - cycle_s / 2.0
 
 
-def wait_quantile_s(*, rho: float, service_s: float, q: float) -> float:
-    """q-quantile of the wait (module docstring): r/(2(1 − rho))·ln(max(rho, 1 − q)/(1 − q))."""
-    _nonneg(service_s=service_s)
-    if not 0 < q < 1:
-        raise ValueError(f"q must be in (0, 1), got {q!r}")
-    r = _rho(rho)
-    tail = 1.0 - q
-    return service_s / (2.0 * (1.0 - r)) * math.log(max(r, tail) / tail)
+def queue_wait_slope_s(*, rho: float, cycle_s: float, service_s: float) -> float:
+    """dW/drho of queue_wait_s at a fixed cycle: E_b + (1/2 + rho)·dE_b/drho, dE_b/drho = c0/(1 − rho)² +
+    r·(1 + rho²)/(1 − rho²)² (the largest-load closed form takes W along this tangent)."""
+    _nonneg(cycle_s=cycle_s, service_s=service_s)
+    p = _rho(rho)
+    e_b = cycle_s / (1.0 - p) + service_s * p / (1.0 - p * p)
+    de_b = cycle_s / (1.0 - p) ** 2 + service_s * (1.0 + p * p) / (1.0 - p * p) ** 2
+    return e_b + (0.5 + p) * de_b
 
 
 def ttft_under_load_s(*, sched_wait_s: float, service_load_s: float, service_idle_s: float, rho: float,
                       prefill_per_request_s: float, overhead_s: float = 0.0, q: float | None = None) -> float:
-    """TTFT under load, mean (q None) or its q-quantile (module docstring)."""
+    """TTFT under load, mean (q None) or its q-quantile (module docstring); ``sched_wait_s`` is half a cycle."""
     _nonneg(sched_wait_s=sched_wait_s, service_load_s=service_load_s, service_idle_s=service_idle_s,
             overhead_s=overhead_s)
-    service = max(service_load_s, service_idle_s)
+    floor = max(service_load_s, service_idle_s) + overhead_s
+    wait = sched_wait_s + queue_wait_s(rho=rho, cycle_s=2.0 * sched_wait_s, service_s=prefill_per_request_s)
     if q is None:
-        return sched_wait_s + service + md1_wait_s(rho=rho, service_s=prefill_per_request_s) + overhead_s
-    return (2.0 * q * sched_wait_s + service + wait_quantile_s(rho=rho, service_s=prefill_per_request_s, q=q)
-            + overhead_s)
+        return floor + wait
+    if not 0 < q < 1:
+        raise ValueError(f"q must be in (0, 1), got {q!r}")
+    return floor + wait * math.log(1.0 / (1.0 - q))
 
 
-def tpot_quantile_s(*, tpot_s: float, rate_per_s: float, prefill_per_request_s: float, output_tokens: float,
+def tpot_quantile_s(*, tpot_s: float, rho: float, prefill_per_request_s: float, output_tokens: float,
                     z: float) -> float:
-    """TPOT at the quantile of the normal's ``z`` (module docstring): TPOT + z·r·sqrt(m)/max(O − 1, 1)."""
-    _nonneg(tpot_s=tpot_s, rate_per_s=rate_per_s, prefill_per_request_s=prefill_per_request_s)
-    steps = max(output_tokens - 1.0, 0.0)
-    m = rate_per_s * steps * tpot_s
-    return tpot_s + z * prefill_per_request_s * math.sqrt(m) / max(steps, 1.0)
+    """TPOT at the quantile of the normal's ``z`` (module docstring): TPOT + z·sqrt(r·rho·TPOT/n)/(1 − rho)."""
+    _nonneg(tpot_s=tpot_s, prefill_per_request_s=prefill_per_request_s)
+    p = _rho(rho)
+    n = max(output_tokens - 1.0, 1.0)
+    return tpot_s + z * math.sqrt(prefill_per_request_s * p * tpot_s / n) / (1.0 - p)
 
 
 def simulate_mixed_scheduler(*, rate_per_s: float, decode_step_s: float, prefill_s_per_token: float,

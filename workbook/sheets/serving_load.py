@@ -87,12 +87,18 @@ def _tail_items(name: str) -> dict[str, str]:
     exponential-tail quantile and the fixed time; TPOT plus z times the spread of the prompts arriving meanwhile."""
     q, z, rho, r = f"c_srv_q_{name}", f"c_srv_z_{name}", "{srv_load_prefill_busy_frac}", "{srv_load_pf_per_request_s}"
     return {
-        f"srv_load_ttft_{name}_ms": f"=IF({{srv_load_saturated_flag}}=1,0,(c_two*{q}*{{srv_load_sched_wait_steps}}"
-        f"*{{srv_ssf_step_s}}+{{srv_load_service_s}}+{r}/(c_two*(1-{rho}))*LN(MAX({rho},1-{q})/(1-{q}))"
-        "+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s)",
-        f"srv_load_tpot_{name}_ms": f"={{srv_load_tpot_ms}}+{z}*{r}*SQRT({_LAM}*{{srv_load_decode_steps_per_req}}"
-        "*{srv_load_tpot_ms}/c_ms_per_s)/MAX({srv_load_decode_steps_per_req},1)*c_ms_per_s",
+        f"srv_load_ttft_{name}_ms": f"=IF({{srv_load_saturated_flag}}=1,0,({{srv_load_service_s}}"
+        "+{srv_eng_request_overhead_ms}/c_ms_per_s+({srv_load_sched_wait_steps}*{srv_ssf_step_s}"
+        f"+{{srv_load_queue_wait_s}})*LN(1/(1-{q})))*c_ms_per_s)",
+        f"srv_load_tpot_{name}_ms": f"={{srv_load_tpot_ms}}+{z}*SQRT({r}*{rho}*{{srv_load_tpot_ms}}/c_ms_per_s"
+        f"/MAX({{srv_load_decode_steps_per_req}},1))/(1-{rho})*c_ms_per_s",
     }
+
+
+def gated_wait(rho: str, half_cycle: str, r: str) -> str:
+    """The queue's wait beyond an idle engine's half cycle (serving_queue.queue_wait_s) at the busy share
+    ``rho``, half a cycle ``half_cycle`` and prefill time per request ``r`` (expressions; rho < 1)."""
+    return (f"=(1/c_two+{rho})*(c_two*{half_cycle}/(1-{rho})+{r}*{rho}/(1-{rho}*{rho}))-{half_cycle}")
 
 
 ITEMS = {
@@ -127,7 +133,8 @@ ITEMS = {
     "srv_load_sched_wait_steps": f"=IF({_SEP},{{srv_ssf_waits}},1/c_two)",
     "srv_load_service_s": "=MAX(({srv_ssf_waits}-{srv_load_sched_wait_steps})*{srv_ssf_step_s}+{srv_ssf_fixed},"
     "{srv_pf1_prefill_s})",
-    "srv_load_queue_wait_s": "={srv_load_prefill_busy_frac}*{srv_load_pf_per_request_s}/(c_two*(1-{srv_load_prefill_busy_frac}))",
+    "srv_load_queue_wait_s": gated_wait("{srv_load_prefill_busy_frac}", "{srv_load_sched_wait_steps}*{srv_ssf_step_s}",
+                                         "{srv_load_pf_per_request_s}"),
     "srv_load_ttft_ms": "=IF({srv_load_saturated_flag}=1,0,({srv_load_sched_wait_steps}*{srv_ssf_step_s}"
     "+{srv_load_service_s}+{srv_load_queue_wait_s}+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s)",
     **{k: v for name in QUANTILES for k, v in _tail_items(name).items()},
@@ -135,3 +142,10 @@ ITEMS = {
     f"{_LAM}*{_O}*{{srv_attention_dp}})",
     "srv_load_tokens_per_s_per_gpu": "={srv_load_tokens_per_s}/({inference.tp}*{inference.ep})",
 }
+
+
+def wait_slope(rho: str, half_cycle: str, r: str) -> str:
+    """dW/drho of the queue's wait (serving_queue.queue_wait_slope_s), an expression: E_b + (1/2 + rho)·dE_b/drho."""
+    e_b = f"(c_two*{half_cycle}/(1-{rho})+{r}*{rho}/(1-{rho}*{rho}))"
+    de_b = f"(c_two*{half_cycle}/((1-{rho})*(1-{rho}))+{r}*(1+{rho}*{rho})/((1-{rho}*{rho})*(1-{rho}*{rho})))"
+    return f"({e_b}+(1/c_two+{rho})*{de_b})"

@@ -4,6 +4,7 @@ models"; workbook/calc/serving_load_models.py)."""
 from __future__ import annotations
 
 from workbook.calc.serving_load_models import LOADS
+from workbook.sheets.serving_load import gated_wait
 from workbook.sheets.serving_prefill import prefill_items
 from workbook.sheets.serving_step import decode_items
 
@@ -33,9 +34,9 @@ def _root(q: str, fixed: str) -> str:
             "*{srv_cl_engine_clients},0)))")
 
 
-def _md1(rate: str) -> str:
-    rho = f"MIN({rate}*{{srv_cl_r}},c_srv_rho_max)"
-    return f"={rho}*{{srv_cl_r}}/(c_two*(1-{rho}))"
+def _wait(rate: str) -> str:
+    """The queue's wait at ``rate`` (serving_queue.queue_wait_s; half a cycle = the scheduler wait)."""
+    return gated_wait(f"MIN({rate}*{{srv_cl_r}},c_srv_rho_max)", "{srv_cl_sched_wait_s}", "{srv_cl_r}")
 
 
 ITEMS = {
@@ -64,15 +65,15 @@ ITEMS = {
     "srv_cl_b": "=MAX({srv_cl_engine_clients},1)",
     **decode_items("srv_cl", "srv_cl_b", _CTX),
     "srv_cl_r": "={inference.prompt_tokens}*{srv_off_pf_s_per_token}",
-    "srv_cl_fixed_s": f"=IF({{srv_prefill_separate_flag}}=1,{{srv_eng_scheduler_steps}}/c_two,1/c_two)*{{srv_cl_step_s}}"
-    f"+{{srv_pf1_prefill_s}}+{_OV}",
-    "srv_cl_q1": f"={{srv_cl_fixed_s}}+{_M}*{{srv_cl_step_s}}+{{srv_cl_engine_clients}}*{{srv_cl_r}}",
+    "srv_cl_sched_wait_s": "=IF({srv_prefill_separate_flag}=1,{srv_eng_scheduler_steps}/c_two,1/c_two)*{srv_cl_step_s}",
+    "srv_cl_fixed_s": f"={{srv_cl_sched_wait_s}}+{{srv_pf1_prefill_s}}+{_OV}",
+    "srv_cl_q1": f"={{srv_cl_fixed_s}}+{_O}*{{srv_cl_step_s}}+{{srv_cl_engine_clients}}*{{srv_cl_r}}",
     "srv_cl_rate1": _root("{srv_cl_q1}", "{srv_cl_fixed_s}"),
-    "srv_cl_wait1": _md1("{srv_cl_rate1}"),
+    "srv_cl_wait1": _wait("{srv_cl_rate1}"),
     "srv_cl_q2": "={srv_cl_q1}+{srv_cl_wait1}",
     "srv_cl_rate": _root("{srv_cl_q2}", "({srv_cl_fixed_s}+{srv_cl_wait1})"),
     "srv_cl_rho": "=MIN({srv_cl_rate}*{srv_cl_r},c_srv_rho_max)",
-    "srv_cl_queue_wait_s": "={srv_cl_rho}*{srv_cl_r}/(c_two*(1-{srv_cl_rho}))",
+    "srv_cl_queue_wait_s": _wait("{srv_cl_rate}"),
     "srv_cl_admission_wait_s": "=({srv_cl_clients}-{srv_cl_engine_clients})/{srv_cl_rate}",
     "srv_conc_ttft_ms": "=({srv_cl_fixed_s}+{srv_cl_queue_wait_s}+{srv_cl_admission_wait_s})*c_ms_per_s",
     "srv_conc_tpot_ms": "={srv_cl_step_s}/(1-{srv_cl_rho})*c_ms_per_s",
