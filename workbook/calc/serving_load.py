@@ -104,7 +104,7 @@ QUANTITIES = [
     Q("srv_load_queue_wait_s", "s", "Wait for the queue beyond an idle engine's half cycle (gated cycles: the "
       "cycle the request lands in, then the prompts that share its own)", _S),
     Q("srv_load_ttft_ms", "ms", "Time to first token under the load: scheduler wait, prefill, prefill queue, the "
-      "engine's fixed time per request (0 = saturated: the queue grows)", _S),
+      "engine's fixed time per request (undefined when saturated: reads 0 with srv_ttft_defined_flag 0)", _S),
     *[q for name in sq.QUANTILES for q in (
         Q(f"srv_load_ttft_{name}_ms", "ms", f"TTFT under the load, {name} (exponential wait over the no-wait floor; "
           "0 = saturated)", _S),

@@ -56,6 +56,8 @@ def _refinement_quantities(r: int) -> list[Q]:
         Q(f"{p}_flat", "s", f"{w.capitalize()}: prefill part of TTFT at one prompt per window", _S),
         Q(f"{p}_g", "s/(requests/s)", f"{w.capitalize()}: growth of the prefill part of TTFT with the rate", _S),
         Q(f"{p}_w0", "steps", f"{w.capitalize()}: decode steps a new request waits for the scheduler", _S),
+        Q(f"{p}_wrho", "fraction", f"{w.capitalize()}: prefill busy share at the rate the terms are taken at", _S),
+        Q(f"{p}_half", "s", f"{w.capitalize()}: half a scheduling cycle (the scheduler wait of an idle engine)", _S),
         Q(f"{p}_wq", "s", f"{w.capitalize()}: the queue's wait (gated cycles) at the rate the terms are taken at", _S),
         Q(f"{p}_wq_g", "s/(requests/s)", f"{w.capitalize()}: growth of that wait per request/s (tangent)", _S),
         Q(f"{p}_wq0", "s", f"{w.capitalize()}: the tangent's wait at rate 0", _S),
@@ -91,6 +93,8 @@ QUANTITIES = [
     Q("srv_max_load_binds", "code", "What sets the largest load: 0 nothing meets the targets, 1 TPOT, 2 TTFT, 3 batch cap, "
       "4 offline throughput", _S),
     Q("srv_max_load_tpot_ms", "ms", "TPOT at the largest load (linear fit; 0 = no load)", _S),
+    Q("srv_max_load_rho", "fraction", "Prefill busy share at the largest load", _S),
+    Q("srv_max_load_queue_wait_s", "s", "The queue's wait at the largest load (gated cycles)", _S),
     Q("srv_max_load_ttft_ms", "ms", "TTFT at the largest load (linear fit; 0 = no load)", _S),
     Q("srv_max_load_concurrency", "requests", "Largest concurrency meeting the targets, all replicas: clients the "
       "largest rate keeps busy (rate x (TTFT + (O − 1) x TPOT), Little's law; 0 = none)", _S),
@@ -146,7 +150,8 @@ def compute(ctx: Context) -> dict[str, float]:
                     **decode_values(f"{p}_hi", hi), f"{p}_slope": s, f"{p}_intercept": a, **pf, **pf2,
                     f"{p}_room": room, f"{p}_steps_mixed": steps, f"{p}_r": rr, f"{p}_fixed": fixed,
                     f"{p}_waits": waits, f"{p}_flat": flat, f"{p}_g": g, f"{p}_tf_u": u1, f"{p}_tl_u": u2,
-                    f"{p}_tl_v": v, f"{p}_cap_t": t_c, f"{p}_cap_G": G, f"{p}_wq": wq, f"{p}_tf_target": Tt,
+                    f"{p}_tl_v": v, f"{p}_cap_t": t_c, f"{p}_cap_G": G, f"{p}_wq": wq, f"{p}_tf_target": Tt, f"{p}_wrho": wkw["rho"],
+                    f"{p}_half": w0 * lo["step_s"],
                     f"{p}_w0": w0, f"{p}_ti_u": u3, f"{p}_wq_g": wq_g, f"{p}_wq0": wq0, f"{p}_tf_v": v1,
                     f"{p}_ti_v": v3,
                     **_roots(p, "tp", s * waits * Tp * rr, s * (waits * Tp + fixed + m * Tp) + Tp * rr, Tp - a),
@@ -171,6 +176,8 @@ def compute(ctx: Context) -> dict[str, float]:
         redundant_experts=inf.redundant_experts, ep_overlap_frac=ep_overlap_frac(ctx), ep_nodes=kw["ep_nodes"])
     lam = ref["request_rate_per_s"]
     given = lam > 0
+    rho_ml = min(lam * out[f"{_LAST}_r"], ml.RHO_MAX)
+    half_ml = out[f"{_LAST}_w0"] * (out[f"{_LAST}_intercept"] + out[f"{_LAST}_slope"] * max(ref["batch"], 1.0))
     out.update({
         "srv_max_load_targets_given": float((inf.ttft_target_ms is not None) + (inf.tpot_target_ms is not None)),
         "srv_max_load_rps": lam,
@@ -178,6 +185,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_max_load_batch": ref["batch"],
         "srv_max_load_binds": ref["binds"],
         "srv_max_load_tpot_ms": ref["tpot_s"] * MS_PER_S if given else 0.0,
+        "srv_max_load_rho": rho_ml,
+        "srv_max_load_queue_wait_s": sq.queue_wait_s(rho=rho_ml, cycle_s=2 * half_ml, service_s=out[f"{_LAST}_r"]),
         "srv_max_load_ttft_ms": ref["ttft_s"] * MS_PER_S if given else 0.0,
         "srv_max_load_concurrency": cl.largest_concurrency(max_rate_rps=lam * inf.replicas, ttft_s=ref["ttft_s"],
                                                            tpot_s=ref["tpot_s"], output_tokens=O) if given else 0.0,

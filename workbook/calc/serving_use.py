@@ -26,6 +26,8 @@ QUANTITIES = [
     Q("srv_fits_in_use_flag", "0/1", "Serving memory fits under the model in use (engine: the KV pool holds a request)", _S),
     Q("srv_arrival_given_flag", "0/1", "An arrival rate is given (0 = offline)", _S),
     Q("srv_load_unstable_flag", "0/1", "Engine model with an arrival rate the group cannot sustain (1 = saturated)", _S),
+    Q("srv_ttft_defined_flag", "0/1", "Serving applies and its TTFT in use is defined (0 = not serving, or a "
+      "saturated arrival rate: the queue grows without bound and the TTFT rows read 0; Summary says n/a)", _S),
     Q("srv_ttft_target_given_flag", "0/1", "A TTFT target is given", _S),
     Q("srv_tpot_target_given_flag", "0/1", "A TPOT target is given", _S),
     Q("srv_ttft_target_miss_flag", "0/1", "TTFT target missed (0 = met or no target; a saturated load misses)", _S),
@@ -76,6 +78,7 @@ def compute(ctx: Context) -> dict[str, float]:
         if engine else q["infer_fits_flag"],
         "srv_arrival_given_flag": float(inf.arrival_rate_rps is not None),
         "srv_load_unstable_flag": unstable,
+        "srv_ttft_defined_flag": q["purpose_serving_flag"] * (1.0 - unstable),
         "srv_ttft_target_given_flag": float(inf.ttft_target_ms is not None),
         "srv_tpot_target_given_flag": float(inf.tpot_target_ms is not None),
         "srv_ttft_target_miss_flag": float(inf.ttft_target_ms is not None and (ttft > inf.ttft_target_ms or unstable == 1)),

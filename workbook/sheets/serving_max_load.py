@@ -64,8 +64,10 @@ def _refinement(r: int) -> dict[str, str]:
         f"{p}_waits": f"=IF({_SEP},{_N}/c_two,1/c_two+{f['steps_mixed']})",
         f"{p}_flat": f"=IF({_SEP},{{srv_pf1_prefill_s}},{f['fixed']})",
         f"{p}_g": f"=IF({_SEP},({{{p}_pf2_prefill_s}}-{{{p}_pf_prefill_s}})/{{{p}_pf_batch}}*{_N}*{lo_s},0)",
-        f"{p}_wq": gated_wait(f"MIN({f['lam0']}*{rr},c_srv_rho_max)", f"{f['w0']}*{lo_s}", rr),
-        f"{p}_wq_g": "=" + rr + "*" + wait_slope(f"MIN({f['lam0']}*{rr},c_srv_rho_max)", f"{f['w0']}*{lo_s}", rr),
+        f"{p}_wrho": f"=MIN({f['lam0']}*{rr},c_srv_rho_max)",
+        f"{p}_half": f"={f['w0']}*{lo_s}",
+        f"{p}_wq": gated_wait(f"{{{p}_wrho}}", f"{{{p}_half}}", rr),
+        f"{p}_wq_g": "=" + rr + "*" + wait_slope(f"{{{p}_wrho}}", f"{{{p}_half}}", rr),
         f"{p}_wq0": f"={f['wq']}-{f['wq_g']}*{f['lam0']}",
         f"{p}_tf_target": f"=MAX(0,{_TF}-{{srv_eng_request_overhead_ms}}/c_ms_per_s)",
         f"{p}_w0": f"=IF({_SEP},{f['waits']},1/c_two)",
@@ -99,7 +101,7 @@ _L = f"srv_ml{REFINEMENTS}"
 _R = "{srv_max_load_rps}"
 _TD = f"({{{_L}_intercept}}+{{{_L}_slope}}*MAX({{srv_max_load_batch}},1))"
 _RHO = f"MIN({_R}*{{{_L}_r}},c_srv_rho_max)"
-_WQ = "(" + gated_wait(_RHO, f"{{{_L}_w0}}*{_TD}", f"{{{_L}_r}}")[1:] + ")"
+
 
 ITEMS = {
     "srv_ml_ttft_target_s": "=IF(ISBLANK({inference.ttft_target_ms}),0,{inference.ttft_target_ms}/c_ms_per_s)",
@@ -114,8 +116,10 @@ ITEMS = {
     f"*c_srv_ml_binds_ttft+({_R}<>{{{_L}_ttft_rps}})*(({_R}={{{_L}_cap_root}})*c_srv_ml_binds_cap"
     f"+({_R}<>{{{_L}_cap_root}})*c_srv_ml_binds_offline)))",
     "srv_max_load_tpot_ms": f"=IF({_R}>0,{_TD}/(1-{_R}*{{{_L}_r}})*c_ms_per_s,0)",
+    "srv_max_load_rho": f"={_RHO}",
+    "srv_max_load_queue_wait_s": gated_wait("{srv_max_load_rho}", f"{{{_L}_w0}}*{_TD}", f"{{{_L}_r}}"),
     "srv_max_load_ttft_ms": f"=IF({_R}>0,({{{_L}_w0}}*{_TD}+MAX(({{{_L}_waits}}-{{{_L}_w0}})*{_TD}+{{{_L}_fixed}},"
-    f"{{srv_pf1_prefill_s}})+{_WQ}+{{srv_eng_request_overhead_ms}}/c_ms_per_s)*c_ms_per_s,0)",
+    "{srv_pf1_prefill_s})+{srv_max_load_queue_wait_s}+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s,0)",
     "srv_max_load_concurrency": f"={{srv_max_load_rps_all}}*({{srv_max_load_ttft_ms}}+{{srv_load_decode_steps_per_req}}"
     "*{srv_max_load_tpot_ms})/c_ms_per_s",
     "srv_max_load_tokens_per_s": f"={_R}*{{inference.output_tokens}}",

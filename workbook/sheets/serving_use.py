@@ -36,6 +36,7 @@ ITEMS = {
     "srv_arrival_given_flag": "=IF(ISBLANK({inference.arrival_rate_rps}),0,1)",
     "srv_load_unstable_flag": f"={{srv_engine_model_flag}}*(1-{_DIS})*({_POS}=1)*{{srv_arrival_given_flag}}"
     "*{srv_load_saturated_flag}",
+    "srv_ttft_defined_flag": "={purpose_serving_flag}*(1-{srv_load_unstable_flag})",
     "srv_ttft_target_given_flag": "=IF(ISBLANK({inference.ttft_target_ms}),0,1)",
     "srv_tpot_target_given_flag": "=IF(ISBLANK({inference.tpot_target_ms}),0,1)",
     "srv_ttft_target_miss_flag": "={srv_ttft_target_given_flag}*IF(OR({srv_ttft_ms_in_use}>{inference.ttft_target_ms},"
