@@ -20,7 +20,9 @@ SHIPPED = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
 #: Sensitivity: changes, and switching values below 0 = none)
 SIGNED = ("headroom", "vs_published", "shortfall", "kv_free", "denom", "intercept", "_rule_GiB", "vs_measured",
           "dcost", "seq_switch", "power_switch", "_dmonth_", "_d1M_",
-          "_qb", "_qc", "_tf_u", "_tl_u",  # serving_max_load: quadratic coefficients, step budgets (< 0: target missed)
+          "_qb", "_qc", "_tf_u", "_tl_u", "_ti_u", "_wq0",  # serving_max_load: quadratic coefficients, step budgets,
+          # the queue-wait tangent at rate 0
+          # (< 0: target missed)
           "_line")  # serving_load: the secant's crossing, intercept / denom (< 0 with denom <= 0: not valid)
 #: names that end so are signed: the load refinements' secant slope of Little's law's map (srv_ss<k>_g,
 #: srv_ml<k>_g), which falls where a larger batch spreads the prefill over more prompts per step

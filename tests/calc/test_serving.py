@@ -120,3 +120,24 @@ def test_more_tp_never_lengthens_the_weight_read(model, batch):
     reads = [compute(_sc(model=model, tp=tp, batch=batch, weight_precision="fp8"), CAT)["srv_decode_weight_read_ms"]
              for tp in (1, 2, 4, 8)]
     assert all(b <= a * (1 + 1e-12) for a, b in zip(reads, reads[1:])), reads
+
+
+def test_the_in_use_rows_follow_the_load_model():
+    """Issue 22: inference.load picks the arrival-rate, closed-loop or static rows for TTFT, TPOT and tokens/s;
+    the rate model is the default and unchanged."""
+    base = dict(engine="vllm-0.10", tp=4, prompt_tokens=2000, output_tokens=300, concurrency=25, batch=8,
+                arrival_rate_rps=2.0)
+    rate, conc, static = (compute(_sc(load=load, **base), CAT) for load in ("rate", "concurrency", "static"))
+    assert rate["srv_ttft_ms_in_use"] == rate["srv_load_ttft_ms"] >= rate["srv_ttft_idle_ms"]
+    assert conc["srv_ttft_ms_in_use"] == conc["srv_conc_ttft_ms"] >= conc["srv_ttft_idle_ms"]
+    assert conc["srv_tpot_ms_in_use"] == conc["srv_conc_tpot_ms"]
+    assert static["srv_tpot_ms_in_use"] == static["srv_static_tpot_ms"]
+    assert static["srv_tokens_per_s_per_gpu_in_use"] == static["srv_static_tokens_per_s_per_gpu"]
+    assert rate["srv_load_ttft_p99_ms"] > rate["srv_load_ttft_p90_ms"] > rate["srv_load_ttft_ms"]
+
+
+def test_a_saturated_rate_has_no_ttft():
+    r = compute(_sc(engine="vllm-0.10", tp=4, prompt_tokens=2000, output_tokens=300, arrival_rate_rps=50.0), CAT)
+    assert r["srv_load_saturated_flag"] == 1 and r["srv_ttft_defined_flag"] == 0
+    ok = compute(_sc(engine="vllm-0.10", tp=4, prompt_tokens=2000, output_tokens=300, arrival_rate_rps=1.0), CAT)
+    assert ok["srv_ttft_defined_flag"] == 1 and ok["srv_load_ttft_ms"] > 0

@@ -181,3 +181,16 @@ def test_more_tp_never_lengthens_the_weight_read(shape, b, prec):
     reads = [dt.decode_step(shape, batch=b, context_tokens=1000, hw=sv.H100, engine=eng, tp=t,
                             weight_precision=prec)["weight_read_s"] for t in (1, 2, 4, 8, 16)]
     assert all(r2 <= r1 * (1 + 1e-12) for r1, r2 in zip(reads, reads[1:]))
+
+
+def test_a_kernel_that_reads_the_cache_per_query_head_reads_it_group_times():
+    """engines.yaml decode_attention_kernel (issue 22): per_query_head reads each KV byte once per query head of
+    its group, (h/TP)/max(1, g/TP) = 8 for Llama-3-70B at TP 4; the shipped profiles read it once per KV head."""
+    base = ENG.profile("vllm-0.10")
+    old = base.model_copy(update={"decode_attention_kernel": "per_query_head"})
+    kw = dict(batch=32, context_tokens=4000, hw=sv.H100, tp=4)
+    a, b = dt.decode_step(sv.LLAMA70, engine=base, **kw), dt.decode_step(sv.LLAMA70, engine=old, **kw)
+    assert dt.kv_reads_per_step(sv.LLAMA70, engine=old, tp=4) == 8.0
+    assert b["kv_read_bytes"] == pytest.approx(8 * a["kv_read_bytes"], rel=1e-12)
+    assert b["step_s"] > a["step_s"]
+    assert all(p.decode_attention_kernel == "per_kv_head" for p in ENG.profiles)

@@ -12,7 +12,9 @@ from tests.reference import serving_validation as sv
 from workbook.reference import decode_time as dt
 from workbook.reference import engine_memory as em
 from workbook.reference import serving_load as sl
+from workbook.reference import prefill_time as pt
 from workbook.reference import serving_max_load as ml
+from workbook.reference import serving_queue as sq
 
 ENG = sv.ENGINES
 SHAREGPT = (sv.SHAREGPT_PROMPT, sv.SHAREGPT_OUTPUT)
@@ -42,7 +44,13 @@ def _fixed_point(lam, engine, prompt, output, cap):
         if abs(new - B) < 1e-9 * new:
             break
         B = new
-    return B, t_d / (1 - rho), waits * t_d + fixed
+    # TTFT under load (issue 22): scheduler wait, the larger of the loaded and the idle prefill, the M/D/1
+    # wait of the prefill queue and the engine's fixed time per request
+    idle = pt.prefill_time(sv.LLAMA70, prompt_tokens=prompt, batch=1.0, engine=engine, **PF_KW)["prefill_s"]
+    w0 = sl.sched_wait_steps(engine, waits)
+    ttft = sq.ttft_under_load_s(sched_wait_s=w0 * t_d, service_load_s=fixed + (waits - w0) * t_d, service_idle_s=idle,
+                                rho=rho, prefill_per_request_s=rho / lam, overhead_s=pt.request_overhead_s(engine))
+    return B, t_d / (1 - rho), ttft
 
 
 def _bisect_fixed_point(engine, prompt, output, ttft, tpot, hi):

@@ -52,6 +52,13 @@ EDITS = {
     "offline_run_20": lambda b: (b.plan("inference.serving_model", SC, "engine"),
                                  b.plan("inference.offline_requests", SC, 20)),
     "offline_run_zero": lambda b: b.plan("inference.offline_requests", SC, 0),
+    # issue 22: the other two load models, picked on the Plan sheet
+    "concurrency_25": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                 b.plan("inference.load", SC, "concurrency"), b.plan("inference.concurrency", SC, 25)),
+    "concurrency_50": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                 b.plan("inference.load", SC, "concurrency"), b.plan("inference.concurrency", SC, 50)),
+    "static_1": lambda b: (b.plan("inference.serving_model", SC, "engine"), b.plan("inference.load", SC, "static"),
+                           b.plan("inference.batch", SC, 1)),
 }
 
 
@@ -233,3 +240,19 @@ def test_blank_targets_give_the_largest_stable_load_and_an_impossible_one_gives_
     assert tiny.get("Inference", "srv_max_load_rps", SC) == 0
     assert tiny.get("Inference", "srv_max_load_binds", SC) == 0
     assert tiny.get("Inference", "srv_max_load_tpot_ms", SC) == 0
+
+
+def test_load_models_concurrency_doubled_and_a_static_batch_of_one(rc):
+    """Issue 22: twice the closed-loop clients wait longer for the first token and decode slower (and carry more
+    tokens/s); a static batch of one request is an idle request (TTFT the idle TTFT, TPOT the batch-1 step), and
+    the in-use rows, so the cost, follow the load model picked."""
+    a, b, one = rc["concurrency_25"], rc["concurrency_50"], rc["static_1"]
+    for key in ("srv_ttft_ms_in_use", "srv_tpot_ms_in_use", "srv_tokens_per_s_per_gpu_in_use"):
+        assert b.get("Inference", key, SC) > a.get("Inference", key, SC), key
+    assert a.get("Inference", "srv_ttft_ms_in_use", SC) == a.get("Inference", "srv_conc_ttft_ms", SC)
+    assert a.get("Inference", "srv_conc_ttft_ms", SC) >= a.get("Inference", "srv_ttft_idle_ms", SC)
+    assert math.isclose(one.get("Inference", "srv_ttft_ms_in_use", SC), one.get("Inference", "srv_ttft_idle_ms", SC),
+                        rel_tol=1e-12)
+    assert math.isclose(one.get("Inference", "srv_tpot_ms_in_use", SC),
+                        one.get("Inference", "srv_ss1_lo_step_s", SC) * 1e3, rel_tol=1e-12)
+    assert b.master == one.master == "ALL CHECKS PASS"

@@ -43,6 +43,7 @@ SHEETS: dict[str, str] = {
     "serving_load": "Inference",
     "serving_offline_run": "Inference",
     "serving_disagg": "Inference",
+    "serving_load_models": "Inference",
     "serving_use": "Inference",
     "serving_max_load": "Inference",
     "cost": "Cost",

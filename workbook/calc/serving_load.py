@@ -24,6 +24,7 @@ from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_load as sl
+from workbook.reference import serving_queue as sq
 from workbook.reference.attention_dp import attention_dp_degree
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
@@ -96,7 +97,19 @@ QUANTITIES = [
     *_terms_quantities("srv_ssf", "steady state"),
     Q("srv_load_prefill_busy_frac", "fraction", "Share of GPU time prefill takes from decode in steady state", _S),
     Q("srv_load_tpot_ms", "ms", "Time per output token under the load (decode step stretched by prefill)", _S),
-    Q("srv_load_ttft_ms", "ms", "Time to first token under the load (0 = saturated: the queue grows)", _S),
+    Q("srv_load_pf_per_request_s", "s", "Prefill busy time per request (the prefill busy share over the rate)", _S),
+    Q("srv_load_sched_wait_steps", "steps", "Decode steps a new request waits for the scheduler (half a step, or "
+      "half the multi-step window)", _S),
+    Q("srv_load_service_s", "s", "Prefill part of TTFT under the load, at least the prefill on an idle engine", _S),
+    Q("srv_load_queue_wait_s", "s", "Wait for the queue beyond an idle engine's half cycle (gated cycles: the "
+      "cycle the request lands in, then the prompts that share its own)", _S),
+    Q("srv_load_ttft_ms", "ms", "Time to first token under the load: scheduler wait, prefill, prefill queue, the "
+      "engine's fixed time per request (undefined when saturated: reads 0 with srv_ttft_defined_flag 0)", _S),
+    *[q for name in sq.QUANTILES for q in (
+        Q(f"srv_load_ttft_{name}_ms", "ms", f"TTFT under the load, {name} (exponential wait over the no-wait floor; "
+          "0 = saturated)", _S),
+        Q(f"srv_load_tpot_{name}_ms", "ms", f"TPOT under the load, {name} (mean of its steps, correlated by "
+          "the prompts they gather; normal approximation)", _S))],
     Q("srv_load_tokens_per_s", "tokens/s", "Output tokens/s of one serving group under the load", _S),
     Q("srv_load_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU under the load", _S),
 ]
@@ -188,7 +201,7 @@ def compute(ctx: Context) -> dict[str, float]:
                     f"{pre}_batch": B_new, f"{pre}_sat": sat})
         b_prev, g_prev, B = b0, little, B_new
     st = sl.steady_state(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, arrival_rate_per_s=lam_group,
-                         tp=inf.tp, ep=inf.ep, **skw)
+                         tp=inf.tp, ep=inf.ep, idle_prefill_s=q["srv_pf1_prefill_s"], **skw)
     fin = decode(ctx, max(st["batch"], 1.0), ctx_tok)
     pf = prefill_values(ctx, "srv_ssfpf", _window_batch(ctx, lam, fin["step_s"]), float(eng.prefill_chunk_tokens))
     terms = _terms(ctx, "srv_ssf", lam=lam, batch=st["batch"], k=pf["srv_ssfpf_batch"], t_pf=pf["srv_ssfpf_prefill_s"])
@@ -202,8 +215,29 @@ def compute(ctx: Context) -> dict[str, float]:
         **terms,
         "srv_load_prefill_busy_frac": st["prefill_busy_frac"],
         "srv_load_tpot_ms": st["tpot_s"] * MS_PER_S,
-        "srv_load_ttft_ms": 0.0 if saturated else st["ttft_s"] * MS_PER_S,
+        **_ttft_rows(ctx, st, lam, terms, fin["step_s"]),
         "srv_load_tokens_per_s": st["throughput_tok_per_s"],
         "srv_load_tokens_per_s_per_gpu": st["per_gpu_tok_per_s"],
     })
+    return out
+
+
+def _ttft_rows(ctx: Context, st: dict, lam: float, terms: dict, t_d: float) -> dict[str, float]:
+    """TTFT under the load and the tails (serving_queue) as rows, from the steady state's final terms."""
+    eng = engine_of(ctx)
+    sat = st["saturated"] == 1
+    rho = st["prefill_busy_frac"]
+    r = terms["srv_ssf_rho"] / lam
+    w0 = sl.sched_wait_steps(eng, terms["srv_ssf_waits"])
+    service = max((terms["srv_ssf_waits"] - w0) * t_d + terms["srv_ssf_fixed"], ctx.q["srv_pf1_prefill_s"])
+    tq = dict(sched_wait_s=w0 * t_d, service_load_s=service, service_idle_s=ctx.q["srv_pf1_prefill_s"], rho=rho,
+              prefill_per_request_s=r, overhead_s=eng.request_overhead_ms / MS_PER_S)
+    out = {"srv_load_pf_per_request_s": r, "srv_load_sched_wait_steps": w0, "srv_load_service_s": service,
+           "srv_load_queue_wait_s": sq.queue_wait_s(rho=rho, cycle_s=2 * w0 * t_d, service_s=r),
+           "srv_load_ttft_ms": 0.0 if sat else sq.ttft_under_load_s(**tq) * MS_PER_S}
+    for name, qv in sq.QUANTILES.items():
+        out[f"srv_load_ttft_{name}_ms"] = 0.0 if sat else sq.ttft_under_load_s(**tq, q=qv) * MS_PER_S
+        out[f"srv_load_tpot_{name}_ms"] = sq.tpot_quantile_s(
+            tpot_s=st["tpot_s"], rho=rho, prefill_per_request_s=r, output_tokens=float(ctx.s.inference.output_tokens),
+            z=sq.NORMAL_Z[name]) * MS_PER_S
     return out

@@ -97,7 +97,8 @@ QUANTITIES = [
       "scheduler steps x that step's GPU time (0 for mixed prefill)", _S),
     *prefill_quantities("srv_pf1", "of one prompt at the engine's chunk size"),
     Q("srv_prefill_ms", "ms", "Prefill of one prompt (engine model)", _S),
-    Q("srv_ttft_idle_ms", "ms", "Time to first token on an idle engine (no queue: the prompt's prefill)", _S),
+    Q("srv_ttft_idle_ms", "ms", "Time to first token on an idle engine (no queue: the prompt's prefill and the "
+      "engine's fixed time per request)", _S),
 ]
 
 
@@ -115,7 +116,7 @@ def compute(ctx: Context) -> dict[str, float]:
     call_cpu = pt.call_cpu_from_step_s(eng, one_request_gpu_s=call["gpu_s"])
     pf1 = prefill_values(ctx, "srv_pf1", 1.0, float(eng.prefill_chunk_tokens), call_cpu_s=call_cpu)
     a2a = pt.prefill_alltoall(shape, hw=hw, engine=eng, ep=inf.ep, ep_nodes=ep_nodes(ctx))
-    t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"])
+    t = pt.ttft_s(wait_s=0.0, prefill_s=pf1["srv_pf1_prefill_s"], overhead_s=pt.request_overhead_s(eng))
     return {
         "srv_prefill_kernels": float(kernels),
         "srv_prefill_launch_s": kernels * eng.graph_launch_us * 1e-6,

@@ -91,6 +91,8 @@ QUANTITIES = [
     Q("srv_kernels_per_step", "count", "Kernels per decode step (layers x per layer + sampler tail)", _S),
     Q("srv_small_kernels_s", "s", "Small kernels of one step", _S),
     Q("srv_attn_floor_s", "s", "Attention floor: one short kernel per layer", _S),
+    Q("srv_kv_reads_per_step", "x", "Times a decode step reads each KV byte (1: GQA-aware kernel; per query head: "
+      "query heads per KV head on a GPU)", _S),
     Q("srv_launch_s", "s", "Kernel boundaries inside a CUDA graph", _S),
     Q("srv_eager_launch_s", "s", "CPU launch time of an eager step (no CUDA graph, or batch above the captured ones)", _S),
     Q("srv_sampler_fixed_s", "s", "Sampler tail kernels", _S),
@@ -165,6 +167,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_kernels_per_step": kernels,
         "srv_small_kernels_s": L * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6,
         "srv_attn_floor_s": L * eng.small_kernel_us * 1e-6,
+        "srv_kv_reads_per_step": dt.kv_reads_per_step(model_shape(ctx.model), engine=eng, tp=inf.tp),
         "srv_launch_s": kernels * eng.graph_launch_us * 1e-6,
         "srv_eager_launch_s": kernels * eng.eager_launch_us * 1e-6,
         "srv_sampler_fixed_s": dt.SAMPLER_KERNELS * eng.small_kernel_us * 1e-6,

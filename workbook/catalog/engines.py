@@ -34,6 +34,7 @@ ENGINES_FILE = "engines.yaml"
 
 MemoryRule = Literal["total_fraction", "static_fraction", "free_fraction"]
 PrefillMode = Literal["separate", "chunked_mixed"]
+DecodeKernel = Literal["per_kv_head", "per_query_head"]
 
 
 class _Sourced(BaseModel):
@@ -101,6 +102,13 @@ class EngineProfile(_Sourced):
     prefill_mode: PrefillMode = Field(..., description="separate prefill steps, or chunks mixed into decode steps")
     prefill_chunk_tokens: int = Field(..., ge=1, le=10_000_000, description="largest prefill chunk (tokens)")
     prefill_cuda_graphs: bool = Field(..., description="prefill steps replay CUDA graphs (else launched eagerly)")
+    decode_attention_kernel: DecodeKernel = Field(
+        "per_kv_head", description="decode attention reads the KV cache once per KV head (GQA-aware kernels) or "
+        "once per query head (older kernels: g query heads per KV head read it g times)")
+    # --- per request (issue 22)
+    request_overhead_ms: float = Field(0.0, ge=0, le=10_000, description="fixed time every request spends on its "
+                                       "way to the first token besides the GPU prefill: admission, input processing, "
+                                       "the first token's sampling and output (ms)")
 
     def non_torch_GiB(self, tp: int) -> float:
         """Non-torch memory charged by the profile at a TP degree."""

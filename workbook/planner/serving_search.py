@@ -211,6 +211,8 @@ def scenario(req: PlanRequest, lay: ServingLayout, model_fields: dict, *, replic
                  "ttft_target_ms": sv.ttft_ms, "tpot_target_ms": sv.tpot_ms}
     if sv.weight_precision is not None:
         inference["weight_precision"] = sv.weight_precision
+    if sv.concurrency is not None:  # the closed-loop rows (Inference sheet) show the clients beside the rate
+        inference["concurrency"] = sv.concurrency
     if lay.disaggregated:
         inference.update(disaggregated="on", prefill_ep=lay.prefill_ep)
     return Scenario.model_validate({

@@ -158,6 +158,16 @@ def alltoall_alpha_s(*, hw: dict, engine: Any, ep_nodes: int) -> float:
     return hw["network_latency_s"] if ep_nodes > 1 else engine.allreduce_alpha_us * 1e-6
 
 
+def kv_reads_per_step(shape: ModelShape, *, engine: Any, tp: int = 1) -> float:
+    """Times a decode step reads each KV byte: 1 with a GQA-aware kernel (engines.yaml ``decode_attention_kernel``
+    per_kv_head: the query heads of a group share one read); the query heads per KV head on a GPU,
+    (h/TP)/max(1, g/TP), with a kernel that walks the cache once per query head (per_query_head). MLA's
+    latent is read once either way."""
+    if getattr(engine, "decode_attention_kernel", "per_kv_head") != "per_query_head" or shape.attention == "mla":
+        return 1.0
+    return (shape.n_heads / tp) / max(1.0, shape.n_kv_heads / tp)
+
+
 def decode_weight_read_bytes(shape: ModelShape, *, query_tokens: float, tp: int = 1, ep: int = 1,
                              redundant_experts: int = 0, weight_precision: str = "bf16",
                              keep_checkpoint_precision: bool = True) -> dict[str, float]:
@@ -292,7 +302,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
                          ridge_p=gemm_ridge_p(hw, weight_precision=weight_precision))
 
     kv_tok = kv_bytes_per_token_per_gpu(shape, kv_precision=kv_precision, tp=tp)
-    kv_read = batch * context_tokens * kv_tok
+    kv_read = batch * context_tokens * kv_tok * kv_reads_per_step(shape, engine=engine, tp=tp)
     f_attn = n * attention_FLOPs_per_query(shape, context_tokens=context_tokens, tp=tp)
     t_attn_mem = kv_read / bw
     t_attn_comp = f_attn / (hw["peak_TFLOPS"] * TERA * hw["attention_efficiency"])

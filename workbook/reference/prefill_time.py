@@ -14,8 +14,18 @@ on one GPU of the TP group,
 F_lin = 2·T_c·(P_active linear per token)/TP (MoE: k routed experts per token; the LM head only for
 the last token of each prompt). Causal attention of a prompt with s_0 cached tokens:
 F_attn = 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2), split over the chunks in proportion to what each
-chunk attends to. With many tokens every expert is hit, so MoE weights are read whole. The prefill
-weight stream runs at the GPU's large-transfer hbm_efficiency (efficiency.yaml), not decode's.
+chunk attends to. With many tokens every expert is hit, so MoE weights are read whole.
+
+Small shapes (issue 22). The weight read W_read streams through the same GEMMs as decode's: at a few
+hundred tokens they are skinny (M = tokens) and memory-bound, so the weights stream at decode's
+measured GEMM bandwidth (engines.yaml device ``decode_hbm_efficiency``, 0.78 on the H100, from torch
+GEMMs at M = 1-16), not at the large-transfer hbm_efficiency (0.9) the activation passes use. The
+smooth roofline then gives the GEMM efficiency that falls as the token count shrinks: the achieved
+share of the linear peak is t_comp / ridge(t_mem, t_comp), 0.44 at 128 tokens of Llama-3-8B on an H100
+and 0.99 from 2,048. A compute-bound chunk (large T_c) does not see the change. Every request also
+pays the engine's ``request_overhead_ms`` once on its way to the first token (input processing,
+admission, the first token's sampling and output; ttft_s), so a 100-token prompt is not a few
+milliseconds of GEMMs alone.
 
 MLA prefills in the non-absorbed ("MHA") form, as vLLM and SGLang run it (vLLM
 ``vllm/v1/attention/backends/mla/common.py`` ``MLACommonImpl._forward_prefill`` and
@@ -278,6 +288,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     L = shape.layers
     kind = layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
+    bw_w = weight_stream_Bps(hw)
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
     ridge_p = gemm_ridge_p(hw, weight_precision=weight_precision)
     f_tok = linear_FLOPs_per_token(shape, tp=tp, ep=ep)
@@ -298,7 +309,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
         w = prefill_weight_read_bytes(shape, tokens=tc, tp=tp, ep=ep, redundant_experts=redundant_experts,
                                       weight_precision=weight_precision,
                                       keep_checkpoint_precision=keep_checkpoint_precision)
-        mem = w / bw
+        mem = w / bw_w
         comp = (f_tok * tc + head + f_up * tc / T) / peak_lin
         ar = L * n_ar * allreduce_time_s(message_bytes=tc * shape.d_model * act_bytes, tp=tp, hw=hw, engine=engine)
         elem = tc * (PREFILL_ELEM_PASSES_D * shape.d_model + PREFILL_ELEM_PASSES_FFN * ffn_local) * act_bytes / bw
@@ -368,10 +379,23 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
     return lin + attn + ar + max(1.0 - ep_overlap_frac, a2a["comm_sm_frac"]) * a2a["s_per_token"]
 
 
-def ttft_s(*, wait_s: float, prefill_s: float) -> float:
-    """Time to first token: wait for the scheduler to take the request, then its prefill."""
-    _nonneg(wait_s=wait_s, prefill_s=prefill_s)
-    return wait_s + prefill_s
+def weight_stream_Bps(hw: dict) -> float:
+    """Bandwidth the prefill GEMMs stream weights at: decode's GEMM bandwidth (device record), since a
+    memory-bound prefill chunk runs the same skinny GEMMs (module docstring, "Small shapes")."""
+    return hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
+
+
+def request_overhead_s(engine: Any) -> float:
+    """Fixed time of one request on its way to the first token besides the GPU prefill (engines.yaml
+    ``request_overhead_ms``; 0 for a profile without one)."""
+    return float(getattr(engine, "request_overhead_ms", 0.0) or 0.0) / 1000.0
+
+
+def ttft_s(*, wait_s: float, prefill_s: float, overhead_s: float = 0.0) -> float:
+    """Time to first token: wait for the scheduler to take the request, then its prefill, plus the
+    request's fixed time (request_overhead_s)."""
+    _nonneg(wait_s=wait_s, prefill_s=prefill_s, overhead_s=overhead_s)
+    return wait_s + prefill_s + overhead_s
 
 
 def book_prefill_s(shape: ModelShape, *, prompt_tokens: float, hw: dict, tp: int = 1, efficiency: float = 0.7) -> float:

@@ -9,7 +9,7 @@ serving group (TP·EP GPUs). In steady state:
 
 ``separate`` prefill (vLLM 0.6 multi-step, SGLang 0.3): the engine schedules every w = n_steps·t_d
 (n_steps = scheduler_steps) and prefills, in one step, the k = max(1, lambda·w) prompts that
-arrived meanwhile; rho = lambda·t_pf(k)/k; TTFT = w/2 + t_pf(k).
+arrived meanwhile; rho = lambda·t_pf(k)/k; TTFT = w/2 + t_pf(k) (+ the queue below).
 
 ``chunked_mixed`` prefill (vLLM V1, TensorRT-LLM): prompt tokens ride in decode steps at their
 marginal cost t_m per token (linear FLOPs, attention, all-reduce bytes; the weights are read anyway);
@@ -34,6 +34,10 @@ is stable while rho < 1 and the last refinement's line crosses within the KV poo
 above that the queue grows (``saturated``) and the group runs at its offline throughput.
 Throughput = lambda·O tokens/s.
 
+TTFT (issue 22): the scheduler wait, then the larger of the prefill above and the prefill on an idle
+engine, the M/D/1 wait for the prompts ahead on the prefill resource and the engine's fixed time per
+request (workbook.reference.serving_queue, which also gives the p90/p99 tails of TTFT and TPOT).
+
 With EP > 1 every EP rank is an attention-DP rank (workbook.reference.attention_dp): the equations
 above hold per rank, at lambda/DP, with B the rank's batch (decode_step's ``batch``); the group's
 requests are DP·B and its throughput DP times one rank's.
@@ -47,7 +51,8 @@ from typing import Any
 from workbook.reference.attention_dp import attention_dp_degree, group_requests, rank_rate
 from workbook.reference.decode_time import decode_step
 from workbook.reference.engine_memory import concurrent_requests
-from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time
+from workbook.reference import serving_queue as sq
+from workbook.reference.prefill_time import marginal_prefill_s_per_token, prefill_time, request_overhead_s
 from workbook.reference.serving_shape import ModelShape
 
 DEFAULT_REFINEMENTS = 6
@@ -109,9 +114,12 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                  arrival_rate_per_s: float, tp: int = 1, ep: int = 1, kv_tokens: float | None = None,
                  max_num_seqs: float | None = None, weight_precision: str = "bf16", kv_precision: str = "bf16",
                  redundant_experts: int = 0, query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0,
-                 ep_overlap_frac: float = 0.0, ep_nodes: int = 1, refinements: int = DEFAULT_REFINEMENTS
-                 ) -> dict[str, float]:
+                 ep_overlap_frac: float = 0.0, ep_nodes: int = 1, refinements: int = DEFAULT_REFINEMENTS,
+                 idle_prefill_s: float | None = None) -> dict[str, float]:
     """Steady state of one serving group at ``arrival_rate_per_s`` (module docstring).
+
+    TTFT includes the wait for the prefill resource and is never below the idle TTFT (serving_queue);
+    ``idle_prefill_s`` is the prefill of one prompt on an idle engine (None: prefill_time of it).
 
     Returns batch (requests decoding on one attention-DP rank), batch_group (DP x batch), decode_step_s,
     tpot_s, ttft_s, e2e_s, prefill_busy_frac, throughput_tok_per_s (output tokens of the group),
@@ -155,9 +163,20 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
         B = cap
     t_d = _decode(shape, B, ctx, dkw)
     rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_d, batch=B, prompt=p, engine=engine, pf_kw=pf_kw)
+    r_req = rho / lam  # prefill busy time per request
     rho = min(rho, 0.999999)
     tpot = t_d / (1.0 - rho) / tokens_per_step
-    ttft = math.inf if saturated else waits * t_d + fixed
+    if idle_prefill_s is None:
+        idle_prefill_s = prefill_time(shape, prompt_tokens=p, batch=1.0, engine=engine, **pf_kw)["prefill_s"]
+    w0 = sched_wait_steps(engine, waits)
+    tq = dict(sched_wait_s=w0 * t_d, service_load_s=fixed + (waits - w0) * t_d, service_idle_s=idle_prefill_s,
+              rho=rho, prefill_per_request_s=r_req, overhead_s=request_overhead_s(engine))
+    ttft = math.inf if saturated else sq.ttft_under_load_s(**tq)
+    tails = {}
+    for name, qv in sq.QUANTILES.items():
+        tails[f"ttft_{name}_s"] = math.inf if saturated else sq.ttft_under_load_s(**tq, q=qv)
+        tails[f"tpot_{name}_s"] = sq.tpot_quantile_s(tpot_s=tpot, rho=rho, prefill_per_request_s=r_req,
+                                                     output_tokens=O, z=sq.NORMAL_Z[name])
     if saturated:
         thr = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=p, output_tokens=O, tp=tp, ep=ep,
                                  kv_tokens=kv_tokens, max_num_seqs=max_num_seqs, weight_precision=weight_precision,
@@ -179,7 +198,16 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
         "per_gpu_tok_per_s": thr / (tp * ep),
         "context_tokens": ctx,
         "saturated": float(saturated),
+        "prefill_per_request_s": r_req,
+        "queue_wait_s": sq.queue_wait_s(rho=rho, cycle_s=2.0 * w0 * t_d, service_s=r_req),
+        **tails,
     }
+
+
+def sched_wait_steps(engine: Any, waits: float) -> float:
+    """Mean decode steps a new request waits for the scheduler to take it: the whole wait of a separate-prefill
+    engine (half its multi-step window), half a step for mixed chunks (the rest of ``waits`` is its prefill)."""
+    return waits if engine.prefill_mode == "separate" else 0.5
 
 
 def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,

@@ -19,7 +19,12 @@ whose smaller root is the largest load meeting it:
 the three and the group's offline request rate (the bisection's upper end); a missing target drops
 its bound. The batch follows from the steady state's closed form at that load. The fit and the terms
 are re-taken at the new batch and load a fixed number of times (``refinements``): no search loop, so
-the workbook holds it as formulas. serving_load.max_load (bisection over steady_state) is the check.
+the workbook holds it as formulas.
+
+TTFT under load (issue 22, serving_queue) is w0·t_d + max(n_w·t_d + F − w0·t_d, t_idle) + W + t_req: the
+target T' becomes T' − t_req, the queue's wait W enters F along its tangent at the previous estimate
+(W0 + W'·(lambda − lambda_prev): W is convex in lambda, so the refinements approach the largest load as
+Newton's steps do), and the idle floor adds a third TTFT piece, the TTFT bound with F = t_idle and n_w = w0. serving_load.max_load (bisection over steady_state) is the check.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ import math
 from typing import Any
 
 from workbook.reference import serving_load as sl
-from workbook.reference.prefill_time import prefill_time
+from workbook.reference import serving_queue as sq
+from workbook.reference.prefill_time import prefill_time, request_overhead_s
 from workbook.reference.serving_shape import ModelShape
 
 #: refinements of the closed form (tests/reference/test_serving_max_load.py: within 1% of the bisection)
@@ -68,9 +74,11 @@ def ttft_bound(*, a: float, s: float, r: float, fixed: float, waits: float, step
     return smaller_root(A=r * (v + s * T) + s * steps * v, b=D * r + v + s * (T + steps * u), C=D)
 
 
-def cap_bound(*, a: float, s: float, r: float, fixed: float, waits: float, steps: float, cap: float) -> float:
-    """Largest rate whose Little's-law batch stays within ``cap`` (module docstring)."""
-    t_c = a + s * cap
+def cap_bound(*, a: float, s: float, r: float, fixed: float, waits: float, steps: float, cap: float,
+              cap_step_s: float | None = None) -> float:
+    """Largest rate whose Little's-law batch stays within ``cap`` (module docstring); ``cap_step_s`` is the
+    decode step at the cap (None: the linear fit's a + s·cap)."""
+    t_c = a + s * cap if cap_step_s is None else cap_step_s
     G = waits * t_c + fixed
     return smaller_root(A=G * r, b=G + steps * t_c + cap * r, C=cap)
 
@@ -115,6 +123,9 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
     steps = max(O / tokens_per_step - 1.0, 0.0)
     T_p = tpot_target_s * tokens_per_step  # per decode step
     lam, B = 0.0, 1.0
+    idle = prefill_time(shape, prompt_tokens=p, batch=1.0, engine=engine, **pf_kw)["prefill_s"]
+    t_cap = sl._decode(shape, cap, ctx, dkw)  # the decode step at the cap (the batch bound asks where B reaches it)
+    overhead = request_overhead_s(engine)
     for _ in range(refinements):
         b0 = max(B, 1.0)
         t_b = sl._decode(shape, b0, ctx, dkw)
@@ -130,12 +141,19 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
             t_2k = prefill_time(shape, prompt_tokens=p, batch=2.0 * k0, engine=engine, **pf_kw)["prefill_s"]
             g = (t_2k - fixed) / k0 * engine.scheduler_steps * t_b
         kw = dict(a=a, s=s, r=r, fixed=fixed, waits=waits, steps=steps)
+        # TTFT target less the fixed time per request and the prefill queue's wait at the previous estimate
+        w0 = sl.sched_wait_steps(engine, waits)
+        wq_kw = dict(rho=min(lam * r, RHO_MAX), cycle_s=2.0 * w0 * t_b, service_s=r)
+        wq, wq_g = sq.queue_wait_s(**wq_kw), r * sq.queue_wait_slope_s(**wq_kw)  # W(lambda_prev), dW/dlambda
+        T_f = ttft_target_s - overhead
+        wq0 = wq - wq_g * lam  # the queue's wait along its tangent at the previous estimate: wq0 + wq_g·lambda
         bounds = {
             1: tpot_bound(**kw, target_s=T_p) if math.isfinite(T_p) else math.inf,
-            2: min(ttft_bound(**{**kw, "fixed": flat}, target_s=ttft_target_s),
-                   ttft_bound(**{**kw, "fixed": fixed - g * lam}, target_s=ttft_target_s, fixed_per_rps=g))
+            2: min(ttft_bound(**{**kw, "fixed": flat + wq0}, target_s=T_f, fixed_per_rps=wq_g),
+                   ttft_bound(**{**kw, "fixed": fixed - g * lam + wq0}, target_s=T_f, fixed_per_rps=g + wq_g),
+                   ttft_bound(**{**kw, "fixed": idle + wq0, "waits": w0}, target_s=T_f, fixed_per_rps=wq_g))
             if math.isfinite(ttft_target_s) else math.inf,
-            3: cap_bound(**kw, cap=cap),
+            3: cap_bound(**kw, cap=cap, cap_step_s=t_cap),
             4: off,
         }
         binds = min(bounds, key=lambda k_: bounds[k_])
@@ -149,7 +167,9 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
         "request_rate_per_s": lam,
         "batch": B,
         "tpot_s": tpot if lam > 0 else math.inf,
-        "ttft_s": waits * t_d + fixed if lam > 0 else math.inf,
+        "ttft_s": sq.ttft_under_load_s(sched_wait_s=w0 * t_d, service_load_s=fixed + (waits - w0) * t_d,
+                                       service_idle_s=idle, rho=min(lam * r, RHO_MAX), prefill_per_request_s=r,
+                                       overhead_s=overhead) if lam > 0 else math.inf,
         "throughput_tok_per_s": lam * O,
         "per_gpu_tok_per_s": lam * O / (tp * ep),
         "binds": float(binds),

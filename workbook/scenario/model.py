@@ -20,6 +20,10 @@ Framework = Literal["megatron", "deepspeed", "fsdp2_eager", "fsdp2_compile"]
 #: "book": the book's 17.4.5-17.4.8 formulas
 MemoryModel = Literal["tensors", "book"]
 OnOff = Literal["on", "off"]
+#: serving load model (issue 22): "rate" an open-loop arrival rate (inference.arrival_rate_rps), "concurrency"
+#: N closed-loop clients with no think time (inference.concurrency), "static" a static batch of
+#: inference.batch requests run to the output length together (docs/serving.md "Three load models")
+LoadModel = Literal["rate", "concurrency", "static"]
 #: pipeline schedules (Narayanan et al. 2021 §2.2 1F1B and interleaved 1F1B; Qi et al. 2023 zero bubble,
 #: which keeps 1F1B's activation memory)
 PipelineSchedule = Literal["1f1b", "interleaved", "zero_bubble"]
@@ -280,6 +284,13 @@ class InferenceInputs(_Strict):
                                          le=10**12, desc="Requests of one offline run (a batch job or benchmark) "
                                          "queued at once, timed until the last one ends",
                                          note="blank = an endless queue (no drain)")
+    load: LoadModel = In("rate", title="Load model", unit="choice", example="concurrency",
+                         desc="Serving load the in-use figures follow: rate (open-loop arrivals), concurrency "
+                         "(closed-loop clients) or static (a batch run to the output length)",
+                         note="engine model; docs/serving.md Three load models")
+    concurrency: Optional[int] = In(None, title="Concurrent clients", unit="requests", example=64, ge=1,
+                                    le=100_000_000, desc="Closed-loop clients, all replicas (each sends its next "
+                                    "request when the last one ends)", note="blank = the decode batch")
     ttft_target_ms: Optional[float] = In(None, title="TTFT target", unit="ms", example=1000, ge=0.001, le=1e7,
                                          desc="Time-to-first-token target", note="blank = no target")
     tpot_target_ms: Optional[float] = In(None, title="TPOT target", unit="ms", example=50, ge=0.001, le=1e7,

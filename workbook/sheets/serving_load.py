@@ -6,10 +6,15 @@ from __future__ import annotations
 
 from workbook.calc.serving_load import REFINEMENTS, RHO_MAX
 from workbook.reference.serving_load import DENOM_MIN, SECANT_STEP
+from workbook.reference.serving_queue import NORMAL_Z, QUANTILES
 from workbook.sheets.serving_prefill import prefill_items
 from workbook.sheets.serving_step import decode_items
 
 CONSTANTS = [
+    *[c for name, qv in QUANTILES.items() for c in (
+        (f"srv_q_{name}", qv, "fraction", f"Quantile of the {name} TTFT and TPOT", "workbook/reference/serving_queue.py"),
+        (f"srv_z_{name}", NORMAL_Z[name], "x", f"Standard normal quantile at {name}",
+         "workbook/reference/serving_queue.py NORMAL_Z"))],
     ("srv_rho_max", RHO_MAX, "fraction", "Cap on the prefill busy share in the steady state",
      "workbook/reference/serving_load.py steady_state"),
     ("srv_secant_step", SECANT_STEP, "fraction", "Tangent step of the decode step, and least gap between two "
@@ -76,6 +81,26 @@ def _refinement(r: int) -> dict[str, str]:
 
 _LAST = f"srv_ss{REFINEMENTS}"
 
+
+def _tail_items(name: str) -> dict[str, str]:
+    """TTFT and TPOT at a quantile (serving_queue): the scheduler wait's quantile, the prefill, the M/D/1 wait's
+    exponential-tail quantile and the fixed time; TPOT plus z times the spread of the prompts arriving meanwhile."""
+    q, z, rho, r = f"c_srv_q_{name}", f"c_srv_z_{name}", "{srv_load_prefill_busy_frac}", "{srv_load_pf_per_request_s}"
+    return {
+        f"srv_load_ttft_{name}_ms": f"=IF({{srv_load_saturated_flag}}=1,0,({{srv_load_service_s}}"
+        "+{srv_eng_request_overhead_ms}/c_ms_per_s+({srv_load_sched_wait_steps}*{srv_ssf_step_s}"
+        f"+{{srv_load_queue_wait_s}})*LN(1/(1-{q})))*c_ms_per_s)",
+        f"srv_load_tpot_{name}_ms": f"={{srv_load_tpot_ms}}+{z}*SQRT({r}*{rho}*{{srv_load_tpot_ms}}/c_ms_per_s"
+        f"/MAX({{srv_load_decode_steps_per_req}},1))/(1-{rho})*c_ms_per_s",
+    }
+
+
+def gated_wait(rho: str, half_cycle: str, r: str) -> str:
+    """The queue's wait beyond an idle engine's half cycle (serving_queue.queue_wait_s) at the busy share
+    ``rho``, half a cycle ``half_cycle`` and prefill time per request ``r`` (expressions; rho < 1)."""
+    return (f"=(1/c_two+{rho})*(c_two*{half_cycle}/(1-{rho})+{r}*{rho}/(1-{rho}*{rho}))-{half_cycle}")
+
+
 ITEMS = {
     "srv_attention_dp": "={inference.ep}",
     "srv_load_request_block_tokens": "=ROUNDUP({decode_context_tokens}/{srv_eng_block_size_tokens}-c_srv_floor_eps,0)"
@@ -104,9 +129,23 @@ ITEMS = {
     **_terms("srv_ssf", "srv_load_batch"),
     "srv_load_prefill_busy_frac": "=MIN({srv_ssf_rho},c_srv_rho_max)",
     "srv_load_tpot_ms": "={srv_ssf_step_s}/(1-{srv_load_prefill_busy_frac})*c_ms_per_s",
-    "srv_load_ttft_ms": "=IF({srv_load_saturated_flag}=1,0,({srv_ssf_waits}*{srv_ssf_step_s}+{srv_ssf_fixed})"
-    "*c_ms_per_s)",
+    "srv_load_pf_per_request_s": f"={{srv_ssf_rho}}/{_LAM}",
+    "srv_load_sched_wait_steps": f"=IF({_SEP},{{srv_ssf_waits}},1/c_two)",
+    "srv_load_service_s": "=MAX(({srv_ssf_waits}-{srv_load_sched_wait_steps})*{srv_ssf_step_s}+{srv_ssf_fixed},"
+    "{srv_pf1_prefill_s})",
+    "srv_load_queue_wait_s": gated_wait("{srv_load_prefill_busy_frac}", "{srv_load_sched_wait_steps}*{srv_ssf_step_s}",
+                                         "{srv_load_pf_per_request_s}"),
+    "srv_load_ttft_ms": "=IF({srv_load_saturated_flag}=1,0,({srv_load_sched_wait_steps}*{srv_ssf_step_s}"
+    "+{srv_load_service_s}+{srv_load_queue_wait_s}+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s)",
+    **{k: v for name in QUANTILES for k, v in _tail_items(name).items()},
     "srv_load_tokens_per_s": f"=IF({{srv_load_saturated_flag}}=1,{{srv_offline_tokens_per_s}},"
     f"{_LAM}*{_O}*{{srv_attention_dp}})",
     "srv_load_tokens_per_s_per_gpu": "={srv_load_tokens_per_s}/({inference.tp}*{inference.ep})",
 }
+
+
+def wait_slope(rho: str, half_cycle: str, r: str) -> str:
+    """dW/drho of the queue's wait (serving_queue.queue_wait_slope_s), an expression: E_b + (1/2 + rho)·dE_b/drho."""
+    e_b = f"(c_two*{half_cycle}/(1-{rho})+{r}*{rho}/(1-{rho}*{rho}))"
+    de_b = f"(c_two*{half_cycle}/((1-{rho})*(1-{rho}))+{r}*(1+{rho}*{rho})/((1-{rho}*{rho})*(1-{rho}*{rho})))"
+    return f"({e_b}+(1/c_two+{rho})*{de_b})"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from workbook.calc.serving_max_load import REFINEMENTS
 from workbook.reference.serving_max_load import ROOT_DENOM_MIN
+from workbook.sheets.serving_load import gated_wait, wait_slope
 from workbook.sheets.serving_prefill import prefill_items
 from workbook.sheets.serving_step import decode_items
 
@@ -43,7 +44,8 @@ def _refinement(r: int) -> dict[str, str]:
     p = f"srv_ml{r}"
     f = {k: "{" + f"{p}_{k}" + "}" for k in (
         "lam0", "b0", "slope", "intercept", "room", "steps_mixed", "r", "fixed", "waits", "flat", "g", "tf_u",
-        "tl_u", "tl_v", "cap_t", "cap_G", "rps", "c", "tpot_rps", "ttft_rps")}
+        "tl_u", "tl_v", "cap_t", "cap_G", "rps", "c", "tpot_rps", "ttft_rps", "wq", "tf_target", "w0", "ti_u", "wq_g", "wq0", "tf_v", "ti_v")}
+    tf = f["tf_target"]
     lo_s, a, s, rr = f"{{{p}_lo_step_s}}", f["intercept"], f["slope"], f["r"]
     return {
         f"{p}_lam0": "=0" if r == 1 else f"={{srv_ml{r - 1}_rps}}",
@@ -62,19 +64,32 @@ def _refinement(r: int) -> dict[str, str]:
         f"{p}_waits": f"=IF({_SEP},{_N}/c_two,1/c_two+{f['steps_mixed']})",
         f"{p}_flat": f"=IF({_SEP},{{srv_pf1_prefill_s}},{f['fixed']})",
         f"{p}_g": f"=IF({_SEP},({{{p}_pf2_prefill_s}}-{{{p}_pf_prefill_s}})/{{{p}_pf_batch}}*{_N}*{lo_s},0)",
-        f"{p}_tf_u": f"=({_TF}-{f['flat']})/{f['waits']}",
-        f"{p}_tl_u": f"=({_TF}-{f['fixed']}+{f['g']}*{f['lam0']})/{f['waits']}",
-        f"{p}_tl_v": f"={f['g']}/{f['waits']}",
-        f"{p}_cap_t": f"={a}+{s}*{_CAP}",
+        f"{p}_wrho": f"=MIN({f['lam0']}*{rr},c_srv_rho_max)",
+        f"{p}_half": f"={f['w0']}*{lo_s}",
+        f"{p}_wq": gated_wait(f"{{{p}_wrho}}", f"{{{p}_half}}", rr),
+        f"{p}_wq_g": "=" + rr + "*" + wait_slope(f"{{{p}_wrho}}", f"{{{p}_half}}", rr),
+        f"{p}_wq0": f"={f['wq']}-{f['wq_g']}*{f['lam0']}",
+        f"{p}_tf_target": f"=MAX(0,{_TF}-{{srv_eng_request_overhead_ms}}/c_ms_per_s)",
+        f"{p}_w0": f"=IF({_SEP},{f['waits']},1/c_two)",
+        f"{p}_tf_u": f"=({tf}-{f['flat']}-{f['wq0']})/{f['waits']}",
+        f"{p}_tf_v": f"={f['wq_g']}/{f['waits']}",
+        f"{p}_tl_u": f"=({tf}-{f['fixed']}+{f['g']}*{f['lam0']}-{f['wq0']})/{f['waits']}",
+        f"{p}_ti_u": f"=({tf}-{{srv_pf1_prefill_s}}-{f['wq0']})/{f['w0']}",
+        f"{p}_ti_v": f"={f['wq_g']}/{f['w0']}",
+        f"{p}_tl_v": f"=({f['g']}+{f['wq_g']})/{f['waits']}",
+        f"{p}_cap_t": "={srv_off_step_s}",
         f"{p}_cap_G": f"={f['waits']}*{f['cap_t']}+{f['fixed']}",
         **_root(p, "tp", f"{s}*{f['waits']}*{_TP}*{rr}", f"{s}*({f['waits']}*{_TP}+{f['fixed']}+{_M}*{_TP})+{_TP}*{rr}",
                 f"{_TP}-{a}"),
-        **_root(p, "tf", f"{rr}*{s}*{_TF}", f"({f['tf_u']}-{a})*{rr}+{s}*({_TF}+{_M}*{f['tf_u']})", f"{f['tf_u']}-{a}"),
-        **_root(p, "tl", f"{rr}*({f['tl_v']}+{s}*{_TF})+{s}*{_M}*{f['tl_v']}",
-                f"({f['tl_u']}-{a})*{rr}+{f['tl_v']}+{s}*({_TF}+{_M}*{f['tl_u']})", f"{f['tl_u']}-{a}"),
+        **_root(p, "tf", f"{rr}*({f['tf_v']}+{s}*{tf})+{s}*{_M}*{f['tf_v']}",
+                f"({f['tf_u']}-{a})*{rr}+{f['tf_v']}+{s}*({tf}+{_M}*{f['tf_u']})", f"{f['tf_u']}-{a}"),
+        **_root(p, "tl", f"{rr}*({f['tl_v']}+{s}*{tf})+{s}*{_M}*{f['tl_v']}",
+                f"({f['tl_u']}-{a})*{rr}+{f['tl_v']}+{s}*({tf}+{_M}*{f['tl_u']})", f"{f['tl_u']}-{a}"),
+        **_root(p, "ti", f"{rr}*({f['ti_v']}+{s}*{tf})+{s}*{_M}*{f['ti_v']}",
+                f"({f['ti_u']}-{a})*{rr}+{f['ti_v']}+{s}*({tf}+{_M}*{f['ti_u']})", f"{f['ti_u']}-{a}"),
         **_root(p, "cap", f"{f['cap_G']}*{rr}", f"{f['cap_G']}+{_M}*{f['cap_t']}+{_CAP}*{rr}", _CAP),
         f"{p}_tpot_rps": f"=IF({{srv_tpot_target_given_flag}}=1,{{{p}_tp_root}},{{srv_ml_no_bound_rps}})",
-        f"{p}_ttft_rps": f"=IF({{srv_ttft_target_given_flag}}=1,MIN({{{p}_tf_root}},{{{p}_tl_root}}),"
+        f"{p}_ttft_rps": f"=IF({{srv_ttft_target_given_flag}}=1,MIN({{{p}_tf_root}},{{{p}_tl_root}},{{{p}_ti_root}}),"
         "{srv_ml_no_bound_rps})",
         f"{p}_rps": f"=MIN({f['tpot_rps']},{f['ttft_rps']},{{{p}_cap_root}},{{srv_offline_rate_rps}})",
         f"{p}_c": f"={f['rps']}*({f['waits']}+{_M}/(1-MIN({f['rps']}*{rr},c_srv_rho_max)))",
@@ -85,6 +100,8 @@ def _refinement(r: int) -> dict[str, str]:
 _L = f"srv_ml{REFINEMENTS}"
 _R = "{srv_max_load_rps}"
 _TD = f"({{{_L}_intercept}}+{{{_L}_slope}}*MAX({{srv_max_load_batch}},1))"
+_RHO = f"MIN({_R}*{{{_L}_r}},c_srv_rho_max)"
+
 
 ITEMS = {
     "srv_ml_ttft_target_s": "=IF(ISBLANK({inference.ttft_target_ms}),0,{inference.ttft_target_ms}/c_ms_per_s)",
@@ -99,7 +116,12 @@ ITEMS = {
     f"*c_srv_ml_binds_ttft+({_R}<>{{{_L}_ttft_rps}})*(({_R}={{{_L}_cap_root}})*c_srv_ml_binds_cap"
     f"+({_R}<>{{{_L}_cap_root}})*c_srv_ml_binds_offline)))",
     "srv_max_load_tpot_ms": f"=IF({_R}>0,{_TD}/(1-{_R}*{{{_L}_r}})*c_ms_per_s,0)",
-    "srv_max_load_ttft_ms": f"=IF({_R}>0,({{{_L}_waits}}*{_TD}+{{{_L}_fixed}})*c_ms_per_s,0)",
+    "srv_max_load_rho": f"={_RHO}",
+    "srv_max_load_queue_wait_s": gated_wait("{srv_max_load_rho}", f"{{{_L}_w0}}*{_TD}", f"{{{_L}_r}}"),
+    "srv_max_load_ttft_ms": f"=IF({_R}>0,({{{_L}_w0}}*{_TD}+MAX(({{{_L}_waits}}-{{{_L}_w0}})*{_TD}+{{{_L}_fixed}},"
+    "{srv_pf1_prefill_s})+{srv_max_load_queue_wait_s}+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s,0)",
+    "srv_max_load_concurrency": f"={{srv_max_load_rps_all}}*({{srv_max_load_ttft_ms}}+{{srv_load_decode_steps_per_req}}"
+    "*{srv_max_load_tpot_ms})/c_ms_per_s",
     "srv_max_load_tokens_per_s": f"={_R}*{{inference.output_tokens}}",
     "srv_max_load_tokens_per_s_per_gpu": "={srv_max_load_tokens_per_s}/({inference.tp}*{inference.ep})",
 }

@@ -38,7 +38,7 @@ def _chunk_items(p: str, part: str, tc: str) -> dict[str, str]:
     nccl = f"{{srv_nccl_alpha_s}}+{msg}*{{srv_nccl_s_per_B}}"
     return {
         f"{p}_{part}_lin_s": "=" + ridge(
-            f"({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{st_hbm_Bps}}",
+            f"({{srv_dense_read_B}}+{{srv_w_routed_B}}*{distinct_share(tc)})/{{srv_decode_Bps}}",
             f"({{srv_prefill_FLOP_per_token}}*{tc}+{{srv_head_FLOP_per_prompt}}*{{{p}_batch}}/{{{p}_chunks}}"
             f"+{{{p}_up_FLOP}}*{tc}/{{{p}_tokens}})/{{srv_linear_FLOPS}}"),
         f"{p}_{part}_ar_s": f"={{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
@@ -117,5 +117,5 @@ ITEMS = {
     "*{srv_call_gpu_s},0)",
     **prefill_items("srv_pf1", "=1", "srv_eng_prefill_chunk_tokens"),
     "srv_prefill_ms": "={srv_pf1_prefill_s}*c_ms_per_s",
-    "srv_ttft_idle_ms": "={srv_prefill_ms}",
+    "srv_ttft_idle_ms": "={srv_prefill_ms}+{srv_eng_request_overhead_ms}",
 }

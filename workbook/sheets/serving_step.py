@@ -69,7 +69,7 @@ def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
         f"+{{srv_emb_row_B}}*MIN({bp},{{model_vocab}}))",
         f"{p}_gemm_s": "=" + ridge(f"({{{p}_weight_read_B}}+{b}*{{srv_act_B_per_token}})/{{srv_decode_Bps}}",
                                    f"{b}*{{srv_decode_FLOP_per_token}}/{{srv_linear_FLOPS}}"),
-        f"{p}_attn_s": f"=MAX({b}*{c}*{{srv_kv_bytes_per_token}}/{{srv_decode_Bps}},"
+        f"{p}_attn_s": f"=MAX({b}*{c}*{{srv_kv_bytes_per_token}}*{{srv_kv_reads_per_step}}/{{srv_decode_Bps}},"
         f"{b}*{c}*{{srv_attn_FLOP_per_ctx_token}}/{{srv_attn_FLOPS}},{m}*{{srv_attn_floor_s}})",
         f"{p}_ar_s": f"={m}*{{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
@@ -105,6 +105,8 @@ ITEMS = {
     "+c_srv_sampler_kernels",
     "srv_small_kernels_s": "={model_layers}*{srv_small_per_layer}*{srv_eng_small_kernel_us}/c_us_per_s",
     "srv_attn_floor_s": "={model_layers}*{srv_eng_small_kernel_us}/c_us_per_s",
+    "srv_kv_reads_per_step": '=IF(AND(INDEX(cat_engine_decode_attention_kernel,MATCH({inference.engine},cat_engine_id,0))'
+    '="per_query_head",{model_is_mla_flag}=0),({model_n_heads}/{inference.tp})/MAX(1,{model_n_kv_heads}/{inference.tp}),1)',
     "srv_launch_s": "={srv_kernels_per_step}*{srv_eng_graph_launch_us}/c_us_per_s",
     "srv_eager_launch_s": "={srv_kernels_per_step}*{srv_eng_eager_launch_us}/c_us_per_s",
     "srv_sampler_fixed_s": "=c_srv_sampler_kernels*{srv_eng_small_kernel_us}/c_us_per_s",

@@ -30,6 +30,8 @@ BLOCK_TITLES = {
     "serving_load": "Serving engine under load: steady state by Little's law, unrolled (docs/serving.md)",
     "serving_offline_run": "Offline run of N requests to its last token: full batch, then the drain (docs/serving.md)",
     "serving_disagg": "Disaggregated serving: prefill and decode pools sized from the load (docs/serving.md)",
+    "serving_load_models": "Serving engine: static batch and closed-loop concurrency, the other two load models "
+    "(docs/serving.md)",
     "serving_use": "Serving figures in use: engine or book model, or the measured throughput",
     "serving_max_load": "Serving engine: largest load meeting the TTFT and TPOT targets, closed form (docs/serving.md)",
     "comm": "Network communication (17.6), against the step time in use",
