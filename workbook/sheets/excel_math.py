@@ -1,23 +1,24 @@
-"""Excel-safe forms of operations whose Excel semantics differ from LibreOffice's and ``formulas``'.
+"""Excel-safe powers: Excel computes ``0^0`` and ``POWER(0,0)`` as ``#NUM!`` (MS-OI29500 §2.1.1018), LibreOffice and
+``formulas`` give 1; a negative base with a fractional exponent is ``#NUM!`` in Excel and a real root in LibreOffice.
 
-Excel computes ``0^0`` and ``POWER(0,0)`` as ``#NUM!`` (MS-OI29500 §2.1.1018) and a negative base with
-a fractional exponent as ``#NUM!``; LibreOffice and ``formulas`` give 1 and a real root. The workbook
-therefore writes no ``^`` and no ``POWER`` at all (the Excel lint, workbook/lint/excel.py, refuses
-both). A power of a base the physics keeps at or above 0 is written with EXP and LN, the base nudged
-to 1 where it is 0 so that LN never sees 0 (no floor constant: the ``formulas`` engine rounds typed
-numbers to 15 decimals, so a 1e-300 floor would read 0 there):
+The workbook writes a power only in one form, whose base is never 0 (the Excel lint, workbook/lint/excel.py,
+refuses every other ``^`` and every ``POWER``): the base is nudged to 1 where it is 0 and the result masked,
 
-    b^e = EXP(e·LN(b + [b<=0]))·[b>0] + [b<=0]·[e=0]
+    b^e = (b + [b<=0])^e · [b>0] + [b<=0]·[e=0]
 
-which is Python's ``b ** e`` for b >= 0, ``0 ** 0`` = 1 included. A negative base gives ``#NUM!`` in
-every engine alike (LN of a negative number). docs/excel-compatibility.md lists every difference.
+which is Python's ``b ** e`` for b >= 0, ``0 ** 0`` = 1 included, computed by the engines' own power (an
+EXP/LN form loses about |e·ln b| ulps, which the load model's secant refinements amplify past 1e-9).
+docs/excel-compatibility.md lists every difference and what the writer does.
 """
 
 from __future__ import annotations
 
+#: the text every allowed ``^`` follows (the nudged base ends so); the lint looks for it
+NUDGED_BASE_END = "<=0))"
+
 
 def _pos_part(base: str, exponent: str) -> str:
-    return f"EXP(({exponent})*LN(({base})+(({base})<=0)))*(({base})>0)"
+    return f"(({base})+(({base}){NUDGED_BASE_END}^({exponent})*(({base})>0)"
 
 
 def power_nonneg(base: str, exponent: str) -> str:
