@@ -306,7 +306,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except InputError as err:
-        print(f"workbook: error: {err}", file=sys.stderr)
+        print(f"workbook: error: {_one_line(str(err))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # disk full, permission denied, a name too long, ... anywhere: one line, exit 2
+        from workbook.safe_write import os_error
+
+        print(f"workbook: error: {_one_line(str(os_error(exc, exc.filename, 'cannot read or write')))}",
+              file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("workbook: error: input nested too deeply to read", file=sys.stderr)
+        return 2
+
+
+def _one_line(text: str) -> str:
+    """An error message on one line (a value or file name holding a line break is shown escaped)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
