@@ -9,6 +9,7 @@ import openpyxl
 from workbook.audit.edits import compare_with_record, read_record
 from workbook.audit.findings import AuditReport, Finding
 from workbook.audit.stored import compare_stored
+from workbook.audit.structure import compare_structure
 from workbook.errors import InputError
 from workbook.safe_xlsx import check_xlsx
 
@@ -27,6 +28,7 @@ def audit(path: str | Path) -> AuditReport:
     except ValueError as exc:
         raise InputError(str(exc), file=str(path), expected="a workbook written by `workbook build`") from None
     report = AuditReport(path=str(path), findings=compare_with_record(wb, values, record))
+    report.findings += compare_structure(wb, record, {s: s for s in record["sheets"] if s in wb.sheetnames})
     structural = {"sheet_removed", "sheet_renamed", "rows_moved"}
     if any(f.kind in structural for f in report.findings):
         return report  # the reference cannot read inputs from a file whose structure moved
