@@ -200,7 +200,7 @@ def _cell_value(cell, xlsx: Path) -> Any:
     v = cell.value
     where = f"{cell.parent.title}!{cell.coordinate}"
     if v is not None and not isinstance(v, (int, float, str, bool)):
-        raise InputError(f"holds a {type(v).__name__} (an array or data-table formula), not a value",
+        raise InputError(f"holds an array or data-table formula ({type(v).__name__}), not a value",
                          file=str(xlsx), field=where, expected="a number or text typed into the input cell")
     if isinstance(v, str):
         if v.startswith("=") or cell.data_type == "f":
