@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.private_catalog import private_catalog
+from tests.private_catalog import built_private_catalog
 from workbook.cli import main
 from workbook.readback import key_rows
 
@@ -66,12 +66,17 @@ def mutated_yaml(draw) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _scenario_file(factory, what: str, text: str) -> tuple[Path, Path]:
+    folder = factory.mktemp(what)
+    path = folder / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    return folder, path
+
+
 @settings(max_examples=50, **SETTINGS)
 @given(text=mutated_yaml())
 def test_calc_fuzz(tmp_path_factory, text: str) -> None:
-    folder = tmp_path_factory.mktemp("calc")
-    path = folder / "s.yaml"
-    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    folder, path = _scenario_file(tmp_path_factory, "calc", text)
     rc, out, err = _run(["calc", "--json", str(path)])
     _contract(rc, out, err)
     if rc == 0:  # a correct result: JSON of finite numbers (no NaN / Infinity)
@@ -83,23 +88,18 @@ def test_calc_fuzz(tmp_path_factory, text: str) -> None:
 @settings(max_examples=5, **SETTINGS)
 @given(text=mutated_yaml())
 def test_build_fuzz(tmp_path_factory, text: str) -> None:
-    folder = tmp_path_factory.mktemp("build")
-    path = folder / "s.yaml"
-    path.write_text(text, encoding="utf-8", errors="surrogateescape")
+    folder, path = _scenario_file(tmp_path_factory, "build", text)
     out = folder / "out" / "wb.xlsx"
     rc, stdout, err = _run(["build", "--scenarios", str(path), "-o", str(out)])
     _contract(rc, stdout, err)
     written = sorted(p.name for p in out.parent.iterdir()) if out.parent.exists() else []
     assert written == ([".workbook-builds.json", "wb.xlsx"] if rc == 0 else [])
-    assert path.read_text(encoding="utf-8", errors="surrogateescape") == text
+    assert path.read_text(encoding="utf-8") == text
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("fuzzbook")
-    cat = private_catalog(tmp, SCENARIO)
-    assert main(["build", "--catalog", str(cat), "-o", str(tmp / "wb.xlsx")]) == 0
-    return tmp
+    return built_private_catalog(tmp_path_factory.mktemp("fuzzbook"), SCENARIO)
 
 
 CELL_VALUES = st.one_of(

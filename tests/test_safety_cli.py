@@ -13,7 +13,7 @@ import pytest
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.formula import ArrayFormula
 
-from tests.private_catalog import private_catalog
+from tests.private_catalog import built_private_catalog
 from workbook.cli import main
 from workbook.readback import key_rows
 
@@ -43,10 +43,7 @@ def _tree(folder: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
     """A private catalogue with one scenario and the workbook built from it (module-wide: copy before editing)."""
-    tmp = tmp_path_factory.mktemp("built")
-    cat = private_catalog(tmp, SCENARIO)
-    assert main(["build", "--catalog", str(cat), "-o", str(tmp / "wb.xlsx")]) == 0
-    return tmp
+    return built_private_catalog(tmp_path_factory.mktemp("built"), SCENARIO)
 
 
 @pytest.fixture()
