@@ -229,3 +229,17 @@ def test_validation_value_that_overflows(tmp_path: Path, capsys) -> None:
     bad = tmp_path / "v.yaml"
     bad.write_text(text.replace("    value: 2.664\n    unit: M GPU-h", "    value: 1.0e305\n    unit: M GPU-h"))
     _fails(["validate", str(bad), "--json"], capsys, "not a finite non-zero number")
+
+
+def test_malformed_sheet_xml_is_one_line_everywhere(built: Path, tmp_path: Path, capsys) -> None:
+    bad = tmp_path / "ctrl.xlsx"
+    with zipfile.ZipFile(built / "wb.xlsx") as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "xl/sharedStrings.xml":
+                data = data.replace(b"</t>", b"\x0b</t>", 1)  # what a control character in a name once wrote
+            zout.writestr(info, data)
+    for cmd in (["audit", str(bad)], ["import", str(bad)], ["verify", str(bad), "--engine", "formulas"],
+                ["build", "--scenarios", ONE, "--keep-edits", str(bad), "-o", str(tmp_path / "k.xlsx")]):
+        _fails(cmd, capsys)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ctrl.xlsx"]

@@ -165,6 +165,17 @@ def _check_dimension(path: Path, where: str, head: bytes, limits: Limits) -> Non
                       f"sheets of at most {limits.rows:,} rows and {limits.columns:,} columns")
 
 
+def load_checked(path: str | Path, **options):
+    """``openpyxl.load_workbook(path, **options)`` of a file check_xlsx passed; whatever the XML parser or
+    openpyxl raises on a damaged part (malformed XML, a missing relationship) becomes one InputError line."""
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(path, **options)
+    except Exception as exc:  # openpyxl raises many types on damaged parts
+        raise InputError(f"cannot read the workbook ({type(exc).__name__}: {exc})", file=str(path)) from None
+
+
 def check_xlsx(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> None:
     """Raise InputError (one line: file, what is wrong, what is allowed) unless *path* is a plain, bounded .xlsx."""
     path = Path(path)

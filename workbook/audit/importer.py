@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from ruamel.yaml import YAML
 
@@ -25,7 +24,7 @@ from workbook.audit.edits import compare_with_record, read_record, same_value
 from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_bounded
 from workbook.errors import InputError
 from workbook.safe_write import write_all
-from workbook.safe_xlsx import check_xlsx
+from workbook.safe_xlsx import check_xlsx, load_checked
 
 #: catalogue sheet -> (file, id field, key prefix of its cells)
 TABLES = {"Hardware": ("gpus.yaml", "id", "gpu_"), "Models": ("models.yaml", "id", "model_"),
@@ -89,10 +88,7 @@ def _scenario_files(folder: Path) -> dict[str, Path]:
 def _load(xlsx: Path):
     """The workbook (formulas) and its Manifest record; one line for a file that is not one of ours."""
     check_xlsx(xlsx)
-    try:
-        wb = openpyxl.load_workbook(xlsx, data_only=False)
-    except Exception as exc:  # openpyxl raises many types on damaged parts
-        raise InputError(f"cannot read the workbook ({type(exc).__name__}: {exc})", file=str(xlsx)) from None
+    wb = load_checked(xlsx, data_only=False)
     try:
         return wb, read_record(wb)
     except ValueError as exc:
