@@ -243,3 +243,23 @@ def test_malformed_sheet_xml_is_one_line_everywhere(built: Path, tmp_path: Path,
                 ["build", "--scenarios", ONE, "--keep-edits", str(bad), "-o", str(tmp_path / "k.xlsx")]):
         _fails(cmd, capsys)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ctrl.xlsx"]
+
+
+def test_plan_force_backs_up_an_edited_output(tmp_path: Path, monkeypatch, capsys) -> None:
+    from workbook import safe_write
+
+    monkeypatch.setattr("workbook.planner.outputs.write_pdf",  # the PDF's LibreOffice run is tested in tests/export
+                        lambda xlsx: safe_write.write_bytes(xlsx.with_suffix(".pdf"), b"%PDF-stub"))
+    out = tmp_path / "out"
+    assert main(["plan", str(REQUEST), "-o", str(out)]) == 0
+    workbook = out / "17.9.4-70b-h800.xlsx"
+    first = workbook.read_bytes()
+    (out / "17.9.4-70b-h800.md").write_text("edited by hand")
+    capsys.readouterr()
+    assert main(["plan", str(REQUEST), "-o", str(out), "--force"]) == 0
+    assert "17.9.4-70b-h800.backup-1.md" in capsys.readouterr().out
+    assert (out / "17.9.4-70b-h800.backup-1.md").read_text() == "edited by hand"
+    assert workbook.read_bytes() == first  # the unedited workbook is replaced without a backup (the build log)
+    assert sorted(p.name for p in out.iterdir()) == [".workbook-builds.json", "17.9.4-70b-h800.backup-1.md",
+                                                      "17.9.4-70b-h800.md", "17.9.4-70b-h800.pdf",
+                                                      "17.9.4-70b-h800.xlsx"]
