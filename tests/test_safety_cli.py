@@ -263,3 +263,16 @@ def test_plan_force_backs_up_an_edited_output(tmp_path: Path, monkeypatch, capsy
     assert sorted(p.name for p in out.iterdir()) == [".workbook-builds.json", "17.9.4-70b-h800.backup-1.md",
                                                       "17.9.4-70b-h800.md", "17.9.4-70b-h800.pdf",
                                                       "17.9.4-70b-h800.xlsx"]
+
+
+def test_a_colleagues_change_to_another_field_is_kept_and_noted(folder: Path, capsys) -> None:
+    cat, wb = folder / "catalog", folder / "wb.xlsx"
+    path = _edit(wb, folder / "edited.xlsx",
+                 lambda w: w["Plan"].__setitem__(_plan_cell(w, "training.target_days"), 45))
+    scen = cat / "scenarios" / SCENARIO
+    scen.write_text(scen.read_text() + "# a colleague's comment\n")  # the file changed; the field did not
+    assert main(["import", str(path), "--catalog", str(cat), "--write"]) == 0
+    out = capsys.readouterr().out
+    assert f"note: {scen} changed since the build" in out
+    text = scen.read_text()
+    assert "target_days: 45" in text and "# a colleague's comment" in text

@@ -276,13 +276,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbook.audit.importer import apply_changes, plan_changes
+    from workbook.audit.importer import apply_changes, changed_since_build, plan_changes
 
     catalog_dir = args.catalog or DEFAULT_CATALOG
     scenario_dir = args.scenarios or catalog_dir / "scenarios"
-    changes = apply_changes(plan_changes(args.path, catalog_dir, scenario_dir), catalog_dir, write=args.write)
+    planned = plan_changes(args.path, catalog_dir, scenario_dir)
+    moved_on = changed_since_build(planned)  # before --write changes them
+    changes = apply_changes(planned, catalog_dir, write=args.write)
     for ch in changes:
         print(ch.describe())
+    for f in moved_on:
+        print(f"note: {f} changed since the build; its edited fields were compared one by one: no conflict")
     if not changes:
         print("no edited inputs to import")
     elif args.write:

@@ -9,6 +9,7 @@ validate them (a copy of the folder is loaded), and written only with ``write=Tr
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 import shutil
@@ -24,6 +25,7 @@ from workbook.audit.edits import compare_with_record, read_record, same_value
 from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_bounded
 from workbook.errors import InputError
 from workbook.safe_write import write_all
+from workbook.writer import input_key
 from workbook.safe_xlsx import check_xlsx, load_checked
 
 #: catalogue sheet -> (file, id field, key prefix of its cells)
@@ -41,11 +43,25 @@ class Change:
     new: Any
     cell: str
     line: int | None = None
+    #: sha256 of the file when the build read it (the Manifest record), None when not recorded
+    built_hash: str | None = None
 
     def describe(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else str(self.file)
         dotted = ".".join(str(p) for p in self.path)
         return f"{where} {dotted}: {_show(self.old)} -> {_show(self.new)} (from {self.cell})"
+
+
+def changed_since_build(changes: list[Change]) -> list[Path]:
+    """The files the changes touch whose bytes differ from what the build read (hash per file): their edited
+    fields were compared value by value (_conflict) and none conflicts, else import stopped."""
+    import hashlib
+
+    out = []
+    for f, h in {c.file: c.built_hash for c in changes if c.built_hash}.items():
+        if hashlib.sha256(read_bounded(f, MAX_YAML_BYTES, "a YAML file")).hexdigest() != h:
+            out.append(f)
+    return out
 
 
 def _show(v: Any) -> str:
@@ -136,7 +152,8 @@ def plan_changes(xlsx: Path, catalog_dir: Path, scenario_dir: Path) -> list[Chan
         elif f.kind in ("input_changed", "catalogue_row_added"):
             raise InputError(f"cannot carry an edit on sheet {sheet!r} back", file=str(xlsx), field=f.cell,
                              expected="edits on Plan, Hardware, Models, Efficiency or Defaults")
-    return changes
+    hashes = record.get("inputs") or {}
+    return [dataclasses.replace(c, built_hash=hashes.get(input_key(c.file))) for c in changes]
 
 
 def _refuse_structure(findings: list, xlsx: Path) -> None:
@@ -353,4 +370,4 @@ def _with_line(ch: Change, text: str) -> Change:
         idx = next((i for i, r in enumerate(data) if isinstance(r, dict) and r.get(id_field) == ch.path[0]), None)
         loc = (idx,) + tuple(ch.path[1:]) if idx is not None else ()
     line = lines.get(loc) or lines.get(loc[:-1]) if loc else None
-    return Change(ch.file, ch.path, ch.old, ch.new, ch.cell, line)
+    return dataclasses.replace(ch, line=line)

@@ -107,6 +107,17 @@ def gc_paused():
             gc.enable()
 
 
+def input_hashes(inputs) -> dict[str, str]:
+    """{"folder/file.yaml": sha256} of the YAML files among *inputs* (what the build read)."""
+    return {input_key(p): hashlib.sha256(Path(p).read_bytes()).hexdigest()
+            for p in inputs if str(p).endswith(".yaml") and Path(p).is_file()}
+
+
+def input_key(path) -> str:
+    """The record's name of an input file: its folder's name and its own (``catalog/gpus.yaml``)."""
+    return f"{Path(path).parent.name}/{Path(path).name}"
+
+
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
           previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None,
           inputs: tuple = ()) -> Book:
@@ -136,7 +147,7 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
     log = list(kept or [])
     if previous is not None:
         log = changelog.diff(changelog.record_view(previous[1]), changelog.catalogue_view(catalog, models)) + log
-    book = Book(path=output, scenario_names=names)
+    book = Book(path=output, scenario_names=names, input_hashes=input_hashes(inputs))
     # every temporary (the output's, xlsxwriter's part files in /dev/shm) is removed on failure, and nothing
     # is written through a link or over an input: workbook/safe_write.py
     with safe_write.scratch_folder(xlsx.scratch_dir()) as scratch, \

@@ -33,7 +33,8 @@ def manifest_record(cells, sheets: list[str], structure: dict | None = None) -> 
 
 def structure_of(w) -> dict:
     """What audit compares besides cells: {"names": {defined name: reference}, "validations": {sheet: sorted
-    [range, type]}, "protected": [sheets]} (every sheet is protected when finished; the Manifest is last)."""
+    [range, type]}, "protected": [sheets]}, and "inputs": {"folder/file.yaml": sha256} of the YAML files the build read (every sheet is
+    protected when finished; the Manifest is last)."""
     from xlsxwriter.utility import xl_range
 
     validations = {}
@@ -43,7 +44,10 @@ def structure_of(w) -> dict:
         if rows:
             validations[title] = rows
     protected = [t for t, ws in w.ws.items() if ws.protect_options or t == MANIFEST_SHEET]
-    return {"names": dict(sorted(w.book.names.items())), "validations": validations, "protected": protected}
+    out = {"names": dict(sorted(w.book.names.items())), "validations": validations, "protected": protected}
+    if w.book.input_hashes:
+        out["inputs"] = dict(sorted(w.book.input_hashes.items()))
+    return out
 
 
 #: xlsxwriter's validation types as the file (and openpyxl) names them

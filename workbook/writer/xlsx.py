@@ -66,6 +66,8 @@ class Book:
     cells: CellRegistry = field(default_factory=CellRegistry)
     layout: Layout = field(default_factory=Layout)
     names: dict[str, str] = field(default_factory=dict)  # defined name -> reference
+    #: "folder/file.yaml" -> sha256 of each YAML file the build read (import's three-way compare)
+    input_hashes: dict[str, str] = field(default_factory=dict)
 
 
 class Writer:
