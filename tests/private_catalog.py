@@ -15,3 +15,12 @@ def private_catalog(tmp_path: Path, scenario: str) -> Path:
     (cat / "scenarios").mkdir()
     shutil.copy(ROOT / "catalog" / "scenarios" / scenario, cat / "scenarios" / scenario)
     return cat
+
+
+def built_private_catalog(tmp_path: Path, scenario: str) -> Path:
+    """*tmp_path* holding private_catalog(tmp_path, scenario) and wb.xlsx built from it."""
+    from workbook.cli import main
+
+    cat = private_catalog(tmp_path, scenario)
+    assert main(["build", "--catalog", str(cat), "-o", str(tmp_path / "wb.xlsx")]) == 0
+    return tmp_path

@@ -96,6 +96,7 @@ def _portable(path: Path) -> str:
 def cmd_build(args: argparse.Namespace) -> int:
     import time
 
+    from workbook import safe_write
     from workbook.calibrate.overlay import is_overlay, load_catalog_dir
     from workbook.writer import build, files_hash, guard, rebuild
     from workbook.scenario import load_scenarios
@@ -115,11 +116,13 @@ def cmd_build(args: argparse.Namespace) -> int:
         ("Scenario files", ", ".join(p.name for p in files)),
         ("Scenario hash (sha256, 16 hex)", files_hash(files)),
     ]
+    inputs = tuple(catalog_files) + tuple(files) + ((args.keep_edits,) if args.keep_edits else ())
+    safe_write.check_destination(args.output, inputs=inputs)
     kept, previous = [], rebuild.previous_record(args.output)
     if args.keep_edits:
         catalog, scenarios, kept, previous = rebuild.with_kept_edits(args.keep_edits, catalog_dir, files)
-    backup = guard.make_room(args.output, force=args.force)
-    book = build(args.output, scenarios, catalog, provenance, previous=previous, kept=kept)
+    backup = guard.make_room(args.output, force=args.force, inputs=inputs)
+    book = build(args.output, scenarios, catalog, provenance, previous=previous, kept=kept, inputs=inputs)
     guard.record(args.output)
     n = sum(1 for c in book.cells.cells if c.role in ("calc", "link", "check"))
     if backup is not None:
@@ -179,27 +182,38 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    from workbook import safe_write
     from workbook.calibrate.overlay import load_catalog_dir
-    from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
+    from workbook.planner.book import plan_path, write_plan_book
     from workbook.planner.plan import plan_request
     from workbook.planner.report import print_report
     from workbook.planner.request import load_request
+    from workbook.writer import guard
 
     catalog_dir = args.catalog or DEFAULT_CATALOG
     catalog = load_catalog_dir(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
-    for out in (path, path.with_suffix(".pdf"), path.with_suffix(".md")):
-        refuse_overwrite(out, args.force)
+    inputs = (args.request, *sorted(Path(catalog_dir).glob("*.yaml")))
+    outputs = (path, path.with_suffix(".pdf"), path.with_suffix(".md"))
+    for out in outputs:  # all checked before anything is written
+        safe_write.check_destination(out, inputs=inputs, inside=args.output)
+        if out.exists() and not args.force:
+            raise InputError("the plan workbook already exists; give --force to replace it", file=str(out))
     outcome = plan_request(req, catalog)
+    backups = []
     if outcome.scenarios:
-        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
-        outcome.data["workbook"] = str(path)
         from workbook.planner.outputs import write_markdown, write_pdf
 
+        backups = [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
+        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
+        guard.record(path)
+        outcome.data["workbook"] = str(path)
         outcome.data["pdf"] = str(write_pdf(path))
+        guard.record(path.with_suffix(".pdf"))
         outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
                                                       str(req.date) if req.date else None))
+        guard.record(path.with_suffix(".md"))
     else:
         outcome.data["workbook"] = None
     if args.json:
@@ -207,6 +221,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print_report(outcome.data, sys.stdout)
+        for out, b in backups:
+            print(f"moved the edited {out} to {b}")
         n = len(outcome.scenarios)
         print(f"wrote {path} ({n} scenario column{'s' if n != 1 else ''}), {outcome.data['pdf']}, "
               f"{outcome.data['markdown']}" if n else
@@ -321,13 +337,17 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from workbook.audit.importer import apply_changes, plan_changes
+    from workbook.audit.importer import apply_changes, changed_since_build, plan_changes
 
     catalog_dir = args.catalog or DEFAULT_CATALOG
     scenario_dir = args.scenarios or catalog_dir / "scenarios"
-    changes = apply_changes(plan_changes(args.path, catalog_dir, scenario_dir), catalog_dir, write=args.write)
+    planned = plan_changes(args.path, catalog_dir, scenario_dir)
+    moved_on = changed_since_build(planned)  # before --write changes them
+    changes = apply_changes(planned, catalog_dir, write=args.write)
     for ch in changes:
         print(ch.describe())
+    for f in moved_on:
+        print(f"note: {f} changed since the build; its edited fields were compared one by one: no conflict")
     if not changes:
         print("no edited inputs to import")
     elif args.write:
@@ -351,7 +371,21 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except InputError as err:
-        print(f"workbook: error: {err}", file=sys.stderr)
+        print(f"workbook: error: {_one_line(str(err))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # disk full, permission denied, a name too long, ... anywhere: one line, exit 2
+        from workbook.safe_write import os_error
+
+        print(f"workbook: error: {_one_line(str(os_error(exc, exc.filename, 'cannot read or write')))}",
+              file=sys.stderr)
+        return 2
+    except RecursionError:
+        print("workbook: error: input nested too deeply to read", file=sys.stderr)
+        return 2
+
+
+def _one_line(text: str) -> str:
+    """An error message on one line (a value or file name holding a line break is shown escaped)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")

@@ -129,10 +129,10 @@ def read_workbook(path: Path | str) -> ReadBack:
     from workbook.writer.inputs import input_rows
     from workbook.scenario.model import Scenario
 
-    from workbook.safe_xlsx import check_xlsx
+    from workbook.safe_xlsx import check_xlsx, load_checked
 
     check_xlsx(path)
-    wb = openpyxl.load_workbook(path, data_only=False)
+    wb = load_checked(path, data_only=False)
     catalog = read_catalog(wb)
     plan = wb[INPUT_SHEET]
     rows = key_rows(plan)

@@ -23,6 +23,10 @@ CHUNK_BYTES = 1 << 20
 _DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="[A-Z]+\d+(?::([A-Z]+)(\d+))?"')
 _DOCTYPE = re.compile(rb"<!\s*(?:DOCTYPE|ENTITY)", re.IGNORECASE)
 _ROW = re.compile(rb"<(?:\w+:)?row[\s>]")
+#: a cell's reference (the column letters and row number of ``<c r="XFD1048576"``)
+_CELL_REF = re.compile(rb'<(?:\w+:)?c\s[^>]*?\br="([A-Z]{1,3})([0-9]{1,7})"')
+#: a row's number (``<row r="1048576"``)
+_ROW_REF = re.compile(rb'<(?:\w+:)?row\s[^>]*?\br="([0-9]{1,7})"')
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,11 @@ class Limits:
     ratio: float = 200.0
     rows: int = 100_000
     columns: int = 2_000
+    #: cells a sheet holds, counted while streaming (our tenfold workbook's largest sheet holds about 60,000)
+    cells: int = 1_000_000
+    #: the sheet's used range, last row x last column actually referenced: what a reader iterating the grid
+    #: visits (one cell at XFD1048576 makes that 17 billion)
+    grid: int = 20_000_000
 
 
 DEFAULT_LIMITS = Limits()
@@ -77,6 +86,7 @@ def _scan_entry(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: 
     is_sheet = info.filename.startswith("xl/worksheets/") and is_xml
     where = f"entry {info.filename}"
     seen, rows, tail, first = 0, 0, b"", True
+    extent = _Extent()
     try:
         with zf.open(info) as f:
             while True:
@@ -106,11 +116,43 @@ def _scan_entry(path: Path, zf: zipfile.ZipFile, info: zipfile.ZipInfo, limits: 
                         if rows > limits.rows:
                             raise _refuse(path, f"{where} has more than {limits.rows:,} rows",
                                           f"sheets of at most {limits.rows:,} rows")
-                    tail, first = window[-64:], False
+                        extent.add(window, len(tail))
+                        extent.check(path, where, limits)
+                    tail, first = window[-256:], False
     except (zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
         raise _refuse(path, f"truncated or corrupt .xlsx ({where}: {exc})", "a complete .xlsx workbook") from None
     except NotImplementedError as exc:
         raise _refuse(path, f"{where}: unsupported compression ({exc})", "a standard .xlsx workbook") from None
+
+
+class _Extent:
+    """What a sheet actually holds, counted while streaming: cells, the last row and the last column referenced."""
+
+    def __init__(self) -> None:
+        self.cells = self.last_row = self.last_col = 0
+
+    def add(self, window: bytes, tail_len: int) -> None:
+        """Count the references in *window* (the previous chunk's last bytes + this chunk); a match lying wholly
+        in those last bytes was counted with the previous chunk."""
+        for m in _CELL_REF.finditer(window):
+            if m.end() <= tail_len:
+                continue
+            self.cells += 1
+            self.last_col = max(self.last_col, _col_number(m.group(1)))
+            self.last_row = max(self.last_row, int(m.group(2)))
+        for m in _ROW_REF.finditer(window):
+            if m.end() > tail_len:
+                self.last_row = max(self.last_row, int(m.group(1)))
+
+    def check(self, path: Path, where: str, limits: Limits) -> None:
+        if self.last_col > limits.columns or self.last_row > limits.rows:
+            raise _refuse(path, f"{where} holds a cell at row {self.last_row:,}, column {self.last_col:,}",
+                          f"sheets of at most {limits.rows:,} rows and {limits.columns:,} columns")
+        if self.cells > limits.cells:
+            raise _refuse(path, f"{where} holds more than {limits.cells:,} cells", f"at most {limits.cells:,}")
+        if self.last_row * self.last_col > limits.grid:
+            raise _refuse(path, f"{where} spans {self.last_row:,} rows x {self.last_col:,} columns",
+                          f"a used range of at most {limits.grid:,} cells")
 
 
 def _check_dimension(path: Path, where: str, head: bytes, limits: Limits) -> None:
@@ -121,6 +163,17 @@ def _check_dimension(path: Path, where: str, head: bytes, limits: Limits) -> Non
     if rows > limits.rows or cols > limits.columns:
         raise _refuse(path, f"{where} claims {rows:,} rows x {cols:,} columns",
                       f"sheets of at most {limits.rows:,} rows and {limits.columns:,} columns")
+
+
+def load_checked(path: str | Path, **options):
+    """``openpyxl.load_workbook(path, **options)`` of a file check_xlsx passed; whatever the XML parser or
+    openpyxl raises on a damaged part (malformed XML, a missing relationship) becomes one InputError line."""
+    import openpyxl
+
+    try:
+        return openpyxl.load_workbook(path, **options)
+    except Exception as exc:  # openpyxl raises many types on damaged parts
+        raise InputError(f"cannot read the workbook ({type(exc).__name__}: {exc})", file=str(path)) from None
 
 
 def check_xlsx(path: str | Path, limits: Limits = DEFAULT_LIMITS) -> None:

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import openpyxl
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 REL_TOL = 1e-9
@@ -65,6 +64,7 @@ def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tup
     """{(sheet, cell): reference value} for every calculated cell, and {(sheet, cell): (label, formula)}."""
     from workbook.calc import compute_resolved, registry
     from workbook.readback import read_workbook
+    from workbook.safe_xlsx import load_checked
     from workbook.scenario.resolve import resolve
     from workbook.writer.cover import overall_text
     from workbook.writer.layout import HEADER_ROW
@@ -83,7 +83,7 @@ def expected_values(path: Path) -> tuple[dict[tuple[str, str], object], dict[tup
     names = [s.name for s in resolved]
     texts = status_texts(results, rb.columns)
     summary = summary_values(results, resolved, model_ids, texts["scenario_status"])
-    wb = openpyxl.load_workbook(path, data_only=False)
+    wb = load_checked(path, data_only=False)
     want: dict[tuple[str, str], object] = {}
     info: dict[tuple[str, str], tuple[str, str]] = {}
     for sheet, rows in rb.rows.items():

@@ -64,6 +64,16 @@ EXPECTED: dict[str, tuple[int, str | None, tuple[str, ...]]] = {
     "tab_indent.yaml": (5, None, ("malformed YAML", "'\\t'")),
     "unclosed_quote.yaml": (4, None, ("malformed YAML", "quoted scalar")),
     "non_utf8.yaml": (3, None, ("not UTF-8 text", "0xff", "UTF-8 encoded")),
+    # issue 24: YAML 1.2 numbers and booleans, dates, control characters, bounded parsing
+    "yes_as_number.yaml": (6, "training.num_gpus", ("valid integer", "'yes'")),
+    "leading_zero_number.yaml": (6, None, ("ambiguous number '0400'", "leading zero")),
+    "invalid_date.yaml": (8, None, ("invalid date '2026-02-30'", "day is out of range")),
+    "control_vt.yaml": (1, None, ("control character U+000B",)),
+    "control_fffe.yaml": (1, None, ("control character U+FFFE",)),
+    "control_nul.yaml": (1, None, ("control character U+0000",)),
+    "recursive_alias.yaml": (4, None, ("recursive structure",)),
+    "deep_nesting.yaml": (4, None, ("nested more than 64 levels",)),
+    "alias_bomb.yaml": (10, None, ("once aliases are expanded",)),
 }
 CATALOG_FILES = {"duplicate_gpu_ids.yaml", "catalog_out_of_range.yaml", "catalog_unknown_field.yaml",
                  "catalog_missing_field.yaml"}

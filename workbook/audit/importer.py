@@ -9,22 +9,24 @@ validate them (a copy of the folder is loaded), and written only with ``write=Tr
 
 from __future__ import annotations
 
+import dataclasses
 import io
-import os
+import math
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import openpyxl
 from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from ruamel.yaml import YAML
 
-from workbook.audit.edits import compare_with_record, read_record
-from workbook.catalog.yamlio import load_yaml, parse_yaml
+from workbook.audit.edits import compare_with_record, read_record, same_value
+from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_bounded
 from workbook.errors import InputError
-from workbook.safe_xlsx import check_xlsx
+from workbook.safe_write import write_all
+from workbook.writer import input_key
+from workbook.safe_xlsx import check_xlsx, load_checked
 
 #: catalogue sheet -> (file, id field, key prefix of its cells)
 TABLES = {"Hardware": ("gpus.yaml", "id", "gpu_"), "Models": ("models.yaml", "id", "model_"),
@@ -41,11 +43,25 @@ class Change:
     new: Any
     cell: str
     line: int | None = None
+    #: sha256 of the file when the build read it (the Manifest record), None when not recorded
+    built_hash: str | None = None
 
     def describe(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else str(self.file)
         dotted = ".".join(str(p) for p in self.path)
         return f"{where} {dotted}: {_show(self.old)} -> {_show(self.new)} (from {self.cell})"
+
+
+def changed_since_build(changes: list[Change]) -> list[Path]:
+    """The files the changes touch whose bytes differ from what the build read (hash per file): their edited
+    fields were compared value by value (_conflict) and none conflicts, else import stopped."""
+    import hashlib
+
+    out = []
+    for f, h in {c.file: c.built_hash for c in changes if c.built_hash}.items():
+        if hashlib.sha256(read_bounded(f, MAX_YAML_BYTES, "a YAML file")).hexdigest() != h:
+            out.append(f)
+    return out
 
 
 def _show(v: Any) -> str:
@@ -85,26 +101,42 @@ def _scenario_files(folder: Path) -> dict[str, Path]:
     return out
 
 
+def _load(xlsx: Path):
+    """The workbook (formulas) and its Manifest record; one line for a file that is not one of ours."""
+    check_xlsx(xlsx)
+    wb = load_checked(xlsx, data_only=False)
+    try:
+        return wb, read_record(wb)
+    except ValueError as exc:
+        raise InputError(str(exc), file=str(xlsx), expected="a workbook written by `workbook build`") from None
+
+
 def plan_changes(xlsx: Path, catalog_dir: Path, scenario_dir: Path) -> list[Change]:
     """The YAML changes the edited workbook asks for (nothing is written)."""
-    check_xlsx(xlsx)
-    wb = openpyxl.load_workbook(xlsx, data_only=False)
-    record = read_record(wb)
+    wb, record = _load(xlsx)
     rec_cells = {(s, c): (role, key, content) for s, c, role, key, content, _ in record["cells"]}
     names = {c: content for (s, c), (role, key, content) in rec_cells.items() if s == "Plan" and key == "name"}
     by_name = _scenario_files(scenario_dir)
     changes: list[Change] = []
-    for f in compare_with_record(wb, wb, record):
+    findings = compare_with_record(wb, wb, record)
+    _refuse_structure(findings, xlsx)
+    if any(f.kind == "rows_moved" and f.sheet == "Plan" for f in findings):
+        plan_edits = moved_plan_edits(wb, record, xlsx)  # rows moved: found by key and scenario name
+    else:
+        plan_edits = [(rec_cells[("Plan", f.cell)][1], names.get(f"{coordinate_from_string(f.cell)[0]}4"),
+                       rec_cells[("Plan", f.cell)][2], f.cell)
+                      for f in findings if f.kind == "input_changed" and f.sheet == "Plan"]
+    for key, scenario, old, coord in plan_edits:
+        if scenario not in by_name:
+            raise InputError(f"no scenario file named {scenario!r}", file=str(scenario_dir),
+                             expected="the scenario files the workbook was built from")
+        new = _cell_value(wb["Plan"][coord], xlsx)
+        changes.append(Change(by_name[scenario], tuple(key.split(".")), _value(_typed(old)), new, f"Plan!{coord}"))
+    for f in findings:
         sheet = f.sheet
         letters, row = coordinate_from_string(f.cell) if f.cell else ("A", 0)
         if f.kind == "input_changed" and sheet == "Plan":
-            _role, key, old = rec_cells[(sheet, f.cell)]
-            scenario = names.get(f"{letters}4")
-            if scenario not in by_name:
-                raise InputError(f"no scenario file named {scenario!r}", file=str(scenario_dir),
-                                 expected="the scenario files the workbook was built from")
-            new = _value(wb[sheet][f.cell].value)
-            changes.append(Change(by_name[scenario], tuple(key.split(".")), _value(_typed(old)), new, f"Plan!{f.cell}"))
+            continue
         elif f.kind == "input_changed" and sheet in TABLES:
             fname, id_field, prefix = TABLES[sheet]
             _role, key, old = rec_cells[(sheet, f.cell)]
@@ -112,15 +144,85 @@ def plan_changes(xlsx: Path, catalog_dir: Path, scenario_dir: Path) -> list[Chan
             field = key[len(prefix):] if sheet != "Defaults" else "value"
             rid = key[len(prefix):] if sheet == "Defaults" else rid
             changes.append(Change(catalog_dir / fname, (rid, field), _value(_typed(old)),
-                                  _value(wb[sheet][f.cell].value), f"{sheet}!{f.cell}"))
+                                  _cell_value(wb[sheet][f.cell], xlsx), f"{sheet}!{f.cell}"))
         elif f.kind == "catalogue_row_added" and sheet in TABLES:
             fname, id_field, prefix = TABLES[sheet]
-            new = _row_record(wb[sheet], row, rec_cells, sheet)
+            new = _row_record(wb[sheet], row, rec_cells, sheet, xlsx)
             changes.append(Change(catalog_dir / fname, (new.get(id_field),), None, new, f"{sheet}!A{row}"))
         elif f.kind in ("input_changed", "catalogue_row_added"):
             raise InputError(f"cannot carry an edit on sheet {sheet!r} back", file=str(xlsx), field=f.cell,
                              expected="edits on Plan, Hardware, Models, Efficiency or Defaults")
-    return changes
+    hashes = record.get("inputs") or {}
+    return [dataclasses.replace(c, built_hash=hashes.get(input_key(c.file))) for c in changes]
+
+
+def _refuse_structure(findings: list, xlsx: Path) -> None:
+    """Edits cannot be mapped when a sheet they come from was removed, renamed, or had rows or columns moved (the
+    Plan sheet excepted: its rows are found by key, moved_plan_edits)."""
+    for f in findings:
+        if f.kind in ("sheet_removed", "sheet_renamed") and (f.sheet == "Plan" or f.sheet in TABLES):
+            raise InputError(f"sheet {f.sheet!r} was {f.kind.split('_')[1]}: its edits cannot be mapped to the "
+                             "YAML files", file=str(xlsx), expected="the sheets as the build wrote them")
+        if f.kind == "rows_moved" and f.sheet in TABLES:
+            raise InputError(f"{f.sheet}: {f.label}; its edits cannot be mapped by address", file=str(xlsx),
+                             expected="rows and columns as the build wrote them (undo the insertion or deletion)")
+
+
+def moved_plan_edits(wb, record: dict, xlsx: Path) -> list[tuple[str, str, str, str]]:
+    """(input key, scenario name, value at build, cell now) of every Plan input whose value changed, each found
+    by its row's key (the Key column) and its column's scenario name, wherever rows or columns moved."""
+    ws = wb["Plan"]
+    keys_at, names_at = {}, {}
+    for sheet, coord, role, key, content, _ in record["cells"]:
+        if sheet != "Plan":
+            continue
+        if role == "key":
+            keys_at[content] = coord
+        elif role == "input" and key == "name":
+            names_at[content] = coord
+    where: dict[str, tuple[int, int]] = {}
+    for row in ws.iter_rows():
+        for c in row:
+            if isinstance(c.value, str) and (c.value in keys_at or c.value in names_at):
+                if c.value in where:
+                    raise InputError(f"Plan: {c.value!r} appears twice ({where[c.value]} and {c.coordinate}): the "
+                                     "edits cannot be mapped", file=str(xlsx), expected="each key and name once")
+                where[c.value] = (c.row, c.column)
+    out = []
+    for sheet, coord, role, key, content, _ in record["cells"]:
+        if sheet != "Plan" or role != "input" or key == "name":
+            continue
+        letters, row = coordinate_from_string(coord)
+        name = next((n for n, nc in names_at.items() if coordinate_from_string(nc)[0] == letters), None)
+        key_coord = keys_at.get(key)
+        if name is None or key_coord is None:
+            continue
+        if key not in where or name not in where:
+            missing = key if key not in where else name
+            raise InputError(f"Plan: rows or columns were moved and {missing!r} is no longer on the sheet: the "
+                             "edits cannot be mapped", file=str(xlsx), expected="every input row and scenario column kept")
+        cell = ws.cell(where[key][0], where[name][1])
+        if not same_value(content, cell.value):
+            out.append((key, name, content, cell.coordinate))
+    return out
+
+
+def _cell_value(cell, xlsx: Path) -> Any:
+    """An input cell's value for YAML: a number, text or blank; a formula or formula-like text is refused (an
+    input is a value; ``=WEBSERVICE(...)`` typed into it must not travel into the YAML and the next build)."""
+    v = cell.value
+    where = f"{cell.parent.title}!{cell.coordinate}"
+    if v is not None and not isinstance(v, (int, float, str, bool)):
+        raise InputError(f"holds an array or data-table formula ({type(v).__name__}), not a value",
+                         file=str(xlsx), field=where, expected="a number or text typed into the input cell")
+    if isinstance(v, str):
+        if v.startswith("=") or cell.data_type == "f":
+            raise InputError(f"holds a formula ({v[:40]!r}), not a value", file=str(xlsx), field=where,
+                             expected="a number or text typed into the input cell")
+        check_text(v, str(xlsx), field=where)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise InputError("holds NaN or infinity", file=str(xlsx), field=where, expected="a finite number")
+    return _value(v)
 
 
 def _typed(text: str) -> Any:
@@ -139,14 +241,14 @@ def _row_id(rec_cells: dict, sheet: str, row: int, id_field: str, prefix: str) -
     raise InputError(f"{sheet} row {row}: no record id", expected=f"the {id_field} in column A")
 
 
-def _row_record(ws, row: int, rec_cells: dict, sheet: str) -> dict:
+def _row_record(ws, row: int, rec_cells: dict, sheet: str, xlsx: Path) -> dict:
     """An added table row as a record: the header of each column above it names the field."""
     headers = {column_index_from_string(coordinate_from_string(c)[0]): (coordinate_from_string(c)[1], content)
                for (s, c), (role, _k, content) in rec_cells.items() if s == sheet and role == "header"}
     out = {}
     for col, (hrow, field) in sorted(headers.items()):
         if hrow < row:
-            v = _value(ws.cell(row, col).value)
+            v = _cell_value(ws.cell(row, col), xlsx)
             if v is not None:
                 out[field] = v
     return out
@@ -161,7 +263,9 @@ def apply_changes(changes: list[Change], catalog_dir: Path, write: bool) -> list
     docs: dict[Path, Any] = {}
     for ch in changes:
         if ch.file not in docs:
-            docs[ch.file] = y.load(ch.file.read_text(encoding="utf-8"))
+            load_yaml(ch.file)  # bounded and checked before ruamel parses it
+            docs[ch.file] = y.load(read_bounded(ch.file, MAX_YAML_BYTES, "a YAML file").decode("utf-8"))
+        _conflict(docs[ch.file], ch, catalog_dir)
         _apply(docs[ch.file], ch, catalog_dir)
     texts = {}
     for path, doc in docs.items():
@@ -186,14 +290,51 @@ def apply_changes(changes: list[Change], catalog_dir: Path, write: bool) -> list
             raise InputError(err.message, file=str(catalog_dir / Path(err.file or "").name), line=err.line,
                              field=err.field, expected=err.expected) from None
     located = [_with_line(ch, texts[ch.file]) for ch in changes]
-    if write:
-        for path, text in texts.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".yaml", dir=path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.chmod(tmp, os.stat(path).st_mode & 0o777)
-            os.replace(tmp, path)
+    if write:  # all or nothing: every file to a temporary beside it, then all renamed
+        write_all({path: text.encode("utf-8") for path, text in texts.items()})
     return located
+
+
+def _current(doc: Any, ch: Change, catalog_dir: Path) -> tuple[bool, Any]:
+    """(found, value) of the field *ch* changes, as the file holds it now."""
+    if ch.file.parent != catalog_dir:
+        node = doc
+        for p in ch.path:
+            if not isinstance(node, dict) or p not in node:
+                return False, None
+            node = node[p]
+        return True, node
+    id_field = next(t[1] for t in TABLES.values() if t[0] == ch.file.name)
+    recs = [r for r in doc if isinstance(r, dict) and r.get(id_field) == ch.path[0]] if isinstance(doc, list) else []
+    if isinstance(ch.new, dict):
+        return bool(recs), recs[0] if recs else None
+    if not recs or ch.path[1] not in recs[0]:
+        return False, None
+    return True, recs[0][ch.path[1]]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=0.0)
+    return a == b or str(a) == str(b)
+
+
+def _conflict(doc: Any, ch: Change, catalog_dir: Path) -> None:
+    """Three-way compare: the workbook's edit (old -> new) against the file now. A value set in the file that is
+    neither what the build wrote nor the edit means somebody changed the file since: a conflict, not overwritten."""
+    found, now = _current(doc, ch, catalog_dir)
+    if isinstance(ch.new, dict):
+        if found:
+            raise InputError(f"conflict: record {ch.path[0]!r} was added to the file since the build as well as in "
+                             f"the workbook ({ch.cell})", file=str(ch.file),
+                             expected="resolve by hand: remove one of the two records")
+        return
+    if not found or now is None or _same(now, ch.old) or _same(now, ch.new):
+        return
+    dotted = ".".join(str(p) for p in ch.path)
+    raise InputError(f"conflict: the file now says {now!r}, the workbook was built with {_show(ch.old)} and "
+                     f"{ch.cell} says {_show(ch.new)} (the file changed since the build)", file=str(ch.file),
+                     field=dotted, expected="resolve by hand: edit the file or the workbook so they agree, then import")
 
 
 def _apply(doc: Any, ch: Change, catalog_dir: Path) -> None:
@@ -229,4 +370,4 @@ def _with_line(ch: Change, text: str) -> Change:
         idx = next((i for i, r in enumerate(data) if isinstance(r, dict) and r.get(id_field) == ch.path[0]), None)
         loc = (idx,) + tuple(ch.path[1:]) if idx is not None else ()
     line = lines.get(loc) or lines.get(loc[:-1]) if loc else None
-    return Change(ch.file, ch.path, ch.old, ch.new, ch.cell, line)
+    return dataclasses.replace(ch, line=line)

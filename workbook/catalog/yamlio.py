@@ -39,16 +39,64 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
     faster). Its error messages are terser, so a file it rejects is parsed again by :class:`_Loader`."""
 
 
+#: YAML 1.2 core schema: only true/false are booleans (``yes``, ``on`` are text), integers are decimal, 0o octal
+#: or 0x hex (YAML 1.1's ``0400`` = 256, ``1:30`` = 90 and ``1_000`` are not numbers)
+_BOOL_RE = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_INT_RE = re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$")
+#: a leading zero: YAML 1.1 reads it as octal, YAML 1.2 as decimal; refused rather than guessed
+_LEADING_ZERO = re.compile(r"^[-+]?0[0-9_]+$")
+_OVERRIDDEN = ("tag:yaml.org,2002:float", "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool")
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node)
+    if _LEADING_ZERO.match(text):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"ambiguous number {text!r} (a leading zero: YAML 1.1 reads it as octal); write it without "
+            "the leading zero, as 0o... for octal, or quote it as text", node.start_mark)
+    return int(text, 0) if text[:2] in ("0o", "0x") else int(text)
+
+
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode):
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError) as exc:
+        raise yaml.constructor.ConstructorError(None, None, f"invalid date {node.value!r} ({exc})",
+                                                node.start_mark) from None
+
+
 for _cls in (_Loader, _FastLoader):
     _cls.yaml_implicit_resolvers = {
-        ch: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:float"]
+        ch: [(tag, rx) for tag, rx in resolvers if tag not in _OVERRIDDEN]
         for ch, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
+    _cls.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL_RE, list("tTfF"))
+    _cls.add_implicit_resolver("tag:yaml.org,2002:int", _INT_RE, list("-+0123456789"))
+    _cls.add_implicit_resolver("tag:yaml.org,2002:int", _LEADING_ZERO, list("-+0"))  # refused when constructed
     _cls.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT_RE, list("-+0123456789."))
+    _cls.add_constructor("tag:yaml.org,2002:int", _construct_int)
+    _cls.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
-#: catalogue, scenario and request files are small; anything larger is refused before it is read
+#: catalogue, scenario and request files are small; anything larger is refused before it is parsed (and no more
+#: than this is ever read)
 MAX_YAML_BYTES = 4 * 1024 * 1024
+#: nodes of a document counted with every alias expanded (the largest shipped file has about 1,300)
+MAX_YAML_NODES = 200_000
+#: nesting of mappings and sequences (the shipped files nest at most 5 deep)
+MAX_YAML_DEPTH = 64
+#: characters a YAML file must not hold: C0 controls other than tab, LF and CR; DEL; C1 controls; U+FFFE, U+FFFF
+#: (XML 1.0 cannot hold most of them, so a workbook could not either)
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ufffe\uffff\ud800-\udfff]")
+
+
+def check_text(text: str, name: str | None, field: str | None = None) -> None:
+    """InputError (line, code point) if *text* holds a control character (see _CONTROL)."""
+    m = _CONTROL.search(text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1 if name else None
+        raise InputError(f"control character U+{ord(m.group()):04X} at character {m.start() + 1}", file=name,
+                         line=line, field=field, expected="printable text (tab and line breaks allowed)")
 
 
 def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
@@ -58,14 +106,7 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
     in the index); the root is ``()`` -> 1. Duplicate keys in one mapping are an error.
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-        if path.is_file() and size > MAX_YAML_BYTES:
-            raise InputError(f"file too large: {size:,} bytes", file=str(path),
-                             expected=f"a YAML file of at most {MAX_YAML_BYTES:,} bytes")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    raw = read_bounded(path, MAX_YAML_BYTES, "a YAML file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -73,6 +114,30 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
         raise InputError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}", file=str(path),
                          line=line, expected="a UTF-8 encoded YAML file") from None
     return parse_yaml(text, str(path))
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file *path*, at most *limit* of them (never more is read: ``/dev/zero``, a
+    FIFO or a file growing while read is refused, not read until memory runs out)."""
+    import stat
+
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("not a regular file (a device, pipe or socket)", file=str(path), expected=what)
+        if st.st_size > limit:
+            raise InputError(f"file too large: {st.st_size:,} bytes", file=str(path),
+                             expected=f"{what} of at most {limit:,} bytes")
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    if len(raw) > limit:
+        raise InputError(f"file too large: more than {limit:,} bytes", file=str(path),
+                         expected=f"{what} of at most {limit:,} bytes")
+    return raw
 
 
 def load_mapping(path: str | Path, what: str, fields: str) -> tuple[dict, dict[Loc, int]]:
@@ -93,12 +158,66 @@ def parse_yaml(text: str, name: str) -> tuple[Any, dict[Loc, int]]:
         return _parse(text, name, _Loader)  # the pure-Python parser names the problem better
 
 
+def _check_depth(text: str, name: str, loader_class: type) -> None:
+    """Refuse nesting deeper than MAX_YAML_DEPTH from the event stream, before the (recursive) composer runs."""
+    depth = 0
+    loader = loader_class(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise InputError(f"nested more than {MAX_YAML_DEPTH} levels deep", file=name,
+                                     line=event.start_mark.line + 1,
+                                     expected=f"at most {MAX_YAML_DEPTH} levels of mappings and lists")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    finally:
+        loader.dispose()
+
+
+def _check_size(root: yaml.Node, name: str) -> None:
+    """Refuse a document of more than MAX_YAML_NODES nodes with every alias expanded (nested aliases, the
+    "billion laughs", grow exponentially), or one that refers to itself; linear in the composed nodes."""
+    size: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def count(node: yaml.Node) -> int:
+        key = id(node)
+        if key in size:
+            return size[key]
+        if key in on_path:
+            raise InputError("an alias refers to a node that contains it (a recursive structure)", file=name,
+                             line=node.start_mark.line + 1, expected="aliases of complete nodes")
+        on_path.add(key)
+        n = 1
+        if isinstance(node, yaml.MappingNode):
+            n += sum(count(k) + count(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            n += sum(count(v) for v in node.value)
+        on_path.discard(key)
+        size[key] = n = min(n, MAX_YAML_NODES + 1)
+        if n > MAX_YAML_NODES:
+            raise InputError(f"more than {MAX_YAML_NODES:,} values once aliases are expanded", file=name,
+                             line=node.start_mark.line + 1, expected=f"at most {MAX_YAML_NODES:,} values")
+        return n
+
+    count(root)
+
+
 def _parse(text: str, name: str, loader_class: type) -> tuple[Any, dict[Loc, int]]:
+    check_text(text, name)
+    try:
+        _check_depth(text, name, loader_class)
+    except yaml.YAMLError:
+        pass  # malformed: the composer below says where
     loader = loader_class(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {(): 1}
+        _check_size(node, name)
         lines: dict[Loc, int] = {(): node.start_mark.line + 1}
         _walk(node, (), lines, name)
         data = loader.construct_document(node)

@@ -9,11 +9,12 @@ page x of y) are the ones the build wrote. The delivered .xlsx is not touched.
 from __future__ import annotations
 
 import re
-import shutil
+from xml.sax.saxutils import escape as xml_escape
 import tempfile
 import zipfile
 from pathlib import Path
 
+from workbook import safe_write
 from workbook.errors import InputError
 from workbook.safe_xlsx import check_xlsx
 
@@ -32,9 +33,13 @@ def _unescape(name: bytes) -> str:
 def only_sheets(src: Path, dst: Path, sheets: list[str]) -> None:
     """Copy *src* to *dst* with every sheet not in *sheets* hidden and the first of *sheets* active."""
     with zipfile.ZipFile(src) as zin:
-        xml = zin.read("xl/workbook.xml")
-        tags = _SHEET.findall(xml)
-        names = [_unescape(_NAME.search(t).group(1)) for t in tags]
+        try:
+            xml = zin.read("xl/workbook.xml")
+            tags = _SHEET.findall(xml)
+            names = [_unescape(_NAME.search(t).group(1)) for t in tags]
+        except (KeyError, AttributeError, UnicodeDecodeError):
+            raise InputError("no readable sheet list (xl/workbook.xml)", file=str(src),
+                             expected="a workbook written by `workbook build`") from None
         missing = [s for s in sheets if s not in names]
         if missing:
             raise InputError(f"no sheet {missing[0]!r} in the workbook", file=str(src), expected=", ".join(names))
@@ -50,7 +55,7 @@ def only_sheets(src: Path, dst: Path, sheets: list[str]) -> None:
                 return m.group(0)
             if m.group(1) == b"Print_Titles":
                 return b""
-            quoted = names[i].replace("'", "''").encode()
+            quoted = xml_escape(names[i].replace("'", "''"), {'"': "&quot;"}).encode()  # e.g. a sheet named R&D
             return (b'<definedName name="_xlnm.Print_Area" localSheetId="%d">\'%s\'!$XFD$1048576</definedName>'
                     % (i, quoted))
         xml = _PRINT.sub(_print, xml)
@@ -67,13 +72,13 @@ def export_pdf(xlsx: str | Path, out_pdf: str | Path, sheets: list[str]) -> Path
     from workbook.engines.libreoffice import convert_recalculated
 
     xlsx, out_pdf = Path(xlsx), Path(out_pdf)
+    if not sheets:
+        raise InputError("no sheet named", field="--sheets", expected="comma-separated sheet names, e.g. Cover,Summary")
+    safe_write.check_destination(out_pdf, inputs=(xlsx,), what="PDF")
     check_xlsx(xlsx)
     with tempfile.TemporaryDirectory(prefix="pdf-") as tmp:
         staged = Path(tmp) / xlsx.name
         only_sheets(xlsx, staged, sheets)
         (pdf,) = convert_recalculated([staged], Path(tmp) / "out", target="pdf:calc_pdf_Export", suffix=".pdf")
-        out_pdf.parent.mkdir(parents=True, exist_ok=True)
-        part = out_pdf.with_name(f".{out_pdf.name}.part")
-        shutil.copyfile(pdf, part)
-        part.replace(out_pdf)
+        safe_write.copy_file(pdf, out_pdf, inputs=(xlsx,), what="PDF")
     return out_pdf

@@ -39,5 +39,6 @@ def markdown(data: dict, status: str, date: str | None) -> str:
 
 def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:
     out = xlsx.with_suffix(".md")
-    out.write_text(markdown(data, status, date))
-    return out
+    from workbook.safe_write import write_text
+
+    return write_text(out, markdown(data, status, date))

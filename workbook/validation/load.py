@@ -140,7 +140,12 @@ def _check_point(p: Point, i: int, *, file: str, lines: dict[Loc, int], registry
         raise InputError(f"scale {p.scale:g} given but unit {p.unit!r} is already the unit of {p.key}",
                          file=file, line=line_of(lines, where + ("scale",)), field=_dotted(where + ("scale",)),
                          expected="1, or the published unit in `unit`")
-    return unit, p.value * p.scale
+    published = p.value * p.scale
+    if not math.isfinite(published) or published == 0:
+        raise InputError(f"value x scale = {p.value:g} x {p.scale:g} is not a finite non-zero number",
+                         file=file, line=line_of(lines, where + ("value",)), field=_dotted(where + ("value",)),
+                         expected="a value that, scaled, is a finite non-zero number")
+    return unit, published
 
 
 def load_validation_file(path: str | Path, catalog=None, registry: dict | None = None) -> LoadedFile:

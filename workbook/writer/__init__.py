@@ -24,7 +24,9 @@ from workbook.writer.line_items import write_module
 from workbook.writer.inputs import input_values
 from workbook.writer.plan_inputs import write_inputs
 from workbook import __version__
-from workbook.writer.xlsx import Book, Writer, atomic_output
+from workbook import safe_write
+from workbook.writer import xlsx
+from workbook.writer.xlsx import Book, Writer
 
 DEFAULT_OUTPUT = Path("out/ai-infra-workbook.xlsx")
 
@@ -105,19 +107,32 @@ def gc_paused():
             gc.enable()
 
 
+def input_hashes(inputs) -> dict[str, str]:
+    """{"folder/file.yaml": sha256} of the YAML files among *inputs* (what the build read)."""
+    return {input_key(p): hashlib.sha256(Path(p).read_bytes()).hexdigest()
+            for p in inputs if str(p).endswith(".yaml") and Path(p).is_file()}
+
+
+def input_key(path) -> str:
+    """The record's name of an input file: its folder's name and its own (``catalog/gpus.yaml``)."""
+    return f"{Path(path).parent.name}/{Path(path).name}"
+
+
 def build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
-          previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None) -> Book:
+          previous: tuple[str, dict] | None = None, kept: list | None = None, plan=None,
+          inputs: tuple = ()) -> Book:
     """Write the workbook for *scenarios* (Scenario objects) to *output*; return what was written.
 
     *previous*: (what it is, Manifest record) of the previous build: a Changelog sheet lists the catalogue changes
-    since; *kept*: changelog rows of the edits carried over from a person's workbook (``--keep-edits``).
+    since; *kept*: changelog rows of the edits carried over from a person's workbook (``--keep-edits``);
+    *inputs*: the files the build read (the output must not be one of them).
     """
     with gc_paused():
-        return _build(output, scenarios, catalog, provenance, previous, kept, plan)
+        return _build(output, scenarios, catalog, provenance, previous, kept, plan, inputs)
 
 
 def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, str]],
-           previous: tuple[str, dict] | None, kept: list | None, plan) -> Book:
+           previous: tuple[str, dict] | None, kept: list | None, plan, inputs: tuple = ()) -> Book:
     from workbook.calc import modules
 
     planned = plan_scenarios(scenarios, catalog)
@@ -132,13 +147,15 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
     log = list(kept or [])
     if previous is not None:
         log = changelog.diff(changelog.record_view(previous[1]), changelog.catalogue_view(catalog, models)) + log
-    tmp, commit, abort = atomic_output(output)
-    book = Book(path=output, scenario_names=names)
-    try:
+    book = Book(path=output, scenario_names=names, input_hashes=input_hashes(inputs))
+    # every temporary (the output's, xlsxwriter's part files in /dev/shm) is removed on failure, and nothing
+    # is written through a link or over an input: workbook/safe_write.py
+    with safe_write.scratch_folder(xlsx.scratch_dir()) as scratch, \
+            safe_write.atomic_file(output, inputs=inputs) as out_file:
         from workbook.writer.planbook import PLAN_SHEETS, write_plan_sheets
 
         optional = ((changelog.CHANGELOG_SHEET,) if log else ()) + (PLAN_SHEETS if plan is not None else ())
-        w = Writer(tmp, book, optional=optional)
+        w = Writer(out_file, book, optional=optional, tmpdir=scratch)
         _write_data_sheets(w, catalog, models)
         w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
                 "hardware, model and training plan. The answers: Summary sheet.")
@@ -174,10 +191,6 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
             w.finish_sheet(changelog.CHANGELOG_SHEET, len(changelog.HEADERS) - 1, last)
         w.finish_sheet(MANIFEST_SHEET, len(HEADERS) - 1, write_manifest(w))
         w.close()
-        commit()
-    except BaseException:
-        abort()
-        raise
     return book
 
 

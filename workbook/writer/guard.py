@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from workbook import safe_write
 from workbook.errors import InputError
 
 #: the build log of an output folder: {file name: sha256 of the bytes the last build wrote}
 BUILD_LOG = ".workbook-builds.json"
+
+
+#: a build log is a few hundred bytes a file; a larger one is not ours
+MAX_LOG_BYTES = 1 << 20
 
 
 def sha256_of(path: Path) -> str:
@@ -32,7 +35,11 @@ def _log_path(path: Path) -> Path:
 
 def _read_log(path: Path) -> dict[str, str]:
     try:
-        data = json.loads(_log_path(path).read_text(encoding="utf-8"))
+        log = _log_path(path)
+        if log.is_symlink():
+            return {}
+        with open(log, "rb") as f:
+            data = json.loads(f.read(MAX_LOG_BYTES + 1).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -43,40 +50,25 @@ def written_by_us(path: Path) -> bool:
     return _read_log(path).get(path.name) == sha256_of(path)
 
 
-def backup_path(path: Path) -> Path:
-    """The first free ``<stem>.backup-N<suffix>`` beside *path*."""
-    n = 1
-    while True:
-        candidate = path.with_name(f"{path.stem}.backup-{n}{path.suffix}")
-        if not candidate.exists():
-            return candidate
-        n += 1
-
-
-def make_room(path: Path, *, force: bool = False) -> Path | None:
+def make_room(path: Path, *, force: bool = False, inputs=()) -> Path | None:
     """Check that a build may write *path*; with ``force`` move an edited file to a backup (returned)."""
-    path = Path(path)
+    path = safe_write.check_destination(path, inputs=inputs)
     if not path.exists():
         return None
-    if path.is_dir():
-        raise InputError("the output path is a directory", file=str(path), expected="a file path ending in .xlsx")
     if written_by_us(path):
         return None
     if not force:
         raise InputError("exists and was changed after it was generated (or was not written by this tool); "
                          "it is kept", file=str(path),
                          expected="another output path, or --force to move the old file to a backup first")
-    backup = backup_path(path)
-    os.replace(path, backup)
-    return backup
+    return safe_write.backup(path)
 
 
 def record(path: Path) -> None:
-    """Note the bytes just written to *path* in its folder's build log (atomically)."""
+    """Note the bytes just written to *path* in its folder's build log (locked, so two builds recording into
+    one folder at once both keep their entry; written atomically)."""
     path = Path(path)
-    log = _read_log(path)
-    log[path.name] = sha256_of(path)
-    fd, tmp = tempfile.mkstemp(prefix=".workbook-builds-", suffix=".json", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(dict(sorted(log.items())), f, indent=1)
-    os.replace(tmp, _log_path(path))
+    with safe_write.locked_folder(path.parent):
+        log = _read_log(path)
+        log[path.name] = sha256_of(path)
+        safe_write.write_text(_log_path(path), json.dumps(dict(sorted(log.items())), indent=1))

@@ -24,10 +24,34 @@ PART_CHARS = 30_000
 WIDTHS = (18, 10, 10, 12, 60)
 
 
-def manifest_record(cells, sheets: list[str]) -> dict:
-    """The record as a dict: format, sheets, and [sheet, cell, role, key, written, cached] per cell."""
+def manifest_record(cells, sheets: list[str], structure: dict | None = None) -> dict:
+    """The record as a dict: format, sheets, and [sheet, cell, role, key, written, cached] per cell; with
+    *structure* also the defined names, data validations and protected sheets (structure_of)."""
     rows = [[c.sheet, c.coord, c.role, c.key, c.content, c.cached] for c in cells if c.sheet != MANIFEST_SHEET]
-    return {"format": FORMAT, "sheets": list(sheets), "cells": rows}
+    return {"format": FORMAT, "sheets": list(sheets), "cells": rows, **(structure or {})}
+
+
+def structure_of(w) -> dict:
+    """What audit compares besides cells: {"names": {defined name: reference}, "validations": {sheet: sorted
+    [range, type]}, "protected": [sheets]}, and "inputs": {"folder/file.yaml": sha256} of the YAML files the build read (every sheet is
+    protected when finished; the Manifest is last)."""
+    from xlsxwriter.utility import xl_range
+
+    validations = {}
+    for title, ws in w.ws.items():
+        rows = sorted([" ".join(xl_range(*c) for c in v["cells"]), VALIDATION_TYPES.get(v["validate"], v["validate"])]
+                      for v in ws.validations)
+        if rows:
+            validations[title] = rows
+    protected = [t for t, ws in w.ws.items() if ws.protect_options or t == MANIFEST_SHEET]
+    out = {"names": dict(sorted(w.book.names.items())), "validations": validations, "protected": protected}
+    if w.book.input_hashes:
+        out["inputs"] = dict(sorted(w.book.input_hashes.items()))
+    return out
+
+
+#: xlsxwriter's validation types as the file (and openpyxl) names them
+VALIDATION_TYPES = {"integer": "whole", "length": "textLength", "any": "none"}
 
 
 def encode(record: dict) -> list[str]:
@@ -57,7 +81,7 @@ def write_manifest(w) -> int:
         w.text(MANIFEST_SHEET, HEADER_ROW, col, head, "header", "header")
         ws.set_column(col, col, width)
     w.set_table_header(MANIFEST_SHEET, HEADER_ROW, 0)
-    record = manifest_record(w.book.cells.cells, list(w.ws))
+    record = manifest_record(w.book.cells.cells, list(w.ws), structure_of(w))
     counts = Counter((r[0], "Inputs" if r[2] == "input" else "Formulas" if r[4].startswith("=") else "Other cells")
                      for r in record["cells"])
     row = HEADER_ROW + 1

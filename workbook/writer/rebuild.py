@@ -15,14 +15,13 @@ def previous_record(path: Path) -> tuple[str, dict] | None:
     """(label, Manifest record) of the workbook at *path*, or None when there is none we can read."""
     if not Path(path).is_file():
         return None  # a first build: no need to import the reader
-    import openpyxl
 
     from workbook.audit.edits import read_record
-    from workbook.safe_xlsx import check_xlsx
+    from workbook.safe_xlsx import check_xlsx, load_checked
 
     try:
         check_xlsx(path)
-        wb = openpyxl.load_workbook(path, read_only=True)  # the Manifest rows only: no need to load every sheet
+        wb = load_checked(path, read_only=True)  # the Manifest rows only: no need to load every sheet
         try:
             return f"previous build {Path(path).name}", read_record(wb)
         finally:

@@ -11,7 +11,7 @@ import dataclasses
 import datetime as dt
 import math
 import os
-import tempfile
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,19 +66,24 @@ class Book:
     cells: CellRegistry = field(default_factory=CellRegistry)
     layout: Layout = field(default_factory=Layout)
     names: dict[str, str] = field(default_factory=dict)  # defined name -> reference
+    #: "folder/file.yaml" -> sha256 of each YAML file the build read (import's three-way compare)
+    input_hashes: dict[str, str] = field(default_factory=dict)
 
 
 class Writer:
     """Thin wrapper over an xlsxwriter Workbook that records every cell's role."""
 
-    def __init__(self, path: Path, book: Book, optional: tuple[str, ...] = ()) -> None:
-        """*optional*: the optional sheets (layout.OPTIONAL_SHEETS) this workbook has."""
+    def __init__(self, path, book: Book, optional: tuple[str, ...] = (), tmpdir: str | None = None) -> None:
+        """*path*: a file name or a binary file open for writing (workbook.safe_write.atomic_file);
+        *optional*: the optional sheets (layout.OPTIONAL_SHEETS) this workbook has; *tmpdir*: the folder of
+        xlsxwriter's part files (default scratch_dir())."""
         self.book = book
         options = {"strings_to_formulas": False, "strings_to_numbers": False}
-        scratch = scratch_dir()
+        scratch = tmpdir if tmpdir is not None else scratch_dir()
         if scratch is not None:
             options["tmpdir"] = scratch
-        self.wb = xlsxwriter.Workbook(str(path), options)
+        self.wb = xlsxwriter.Workbook(path if hasattr(path, "write") else str(path), options)
+        self.wb.add_chart = _literal_chart_names(self.wb.add_chart)
         self.wb.set_properties({"created": DOC_TIME, "title": "AI-infrastructure planning workbook"})
         sheets = [t for t in SHEET_ORDER if t not in OPTIONAL_SHEETS or t in optional]
         self.ws: dict[str, Any] = {title: self.wb.add_worksheet(title, worksheet_class=FastFormulaWorksheet)
@@ -275,6 +280,27 @@ class Writer:
         self.wb.close()
 
 
+def _literal_chart_names(add_chart):
+    """*add_chart* whose charts keep every title, axis and series name as literal text. xlsxwriter reads a name
+    that looks like ``Sheet!A1`` (``^=?[^!]+!$?[A-Z]+$?\\d+``) as a cell reference and writes it into a formula
+    element; a scenario name such as ``plan!B2 rev`` is text, never a reference (a [sheet, row, col] list still
+    is one)."""
+    from xlsxwriter.chart import Chart
+
+    def literal(chart, name, name_formula):
+        if isinstance(name, list):
+            return Chart._process_names(chart, name, name_formula)
+        return name, name_formula
+
+    def add(options):
+        chart = add_chart(options)
+        if chart is not None:
+            chart._process_names = types.MethodType(literal, chart)
+        return chart
+
+    return add
+
+
 #: a memory-backed folder for xlsxwriter's part files (it writes each sheet's XML to a temporary file, then zips
 #: them): on disk, writing and deleting them is a fifth of the build's wall time
 RAM_DIR = Path("/dev/shm")
@@ -293,25 +319,6 @@ def scratch_dir() -> str | None:
     if st.f_bavail * st.f_frsize < RAM_DIR_MIN_FREE or not os.access(RAM_DIR, os.W_OK | os.X_OK):
         return None
     return str(RAM_DIR)
-
-
-def atomic_output(path: Path):
-    """A temporary path beside *path*; call the returned commit() to move it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-
-    def commit() -> None:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private; an output is as readable as any other
-        os.replace(tmp, path)
-
-    def abort() -> None:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-    return Path(tmp), commit, abort
 
 
 def _width(ws, col: int) -> float:
@@ -432,4 +439,4 @@ def _set_width(ws, col: int, width: float) -> None:
     ws.set_column(col, col, width, None if info is None else info.column_format, options)
 
 
-__all__ = ["Book", "Writer", "atomic_output"]
+__all__ = ["Book", "Writer"]

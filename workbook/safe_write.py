@@ -1,0 +1,260 @@
+"""Safe writing: the one path by which the tool writes a file (workbook, PDF, Markdown, JSON, YAML, build log).
+
+- A temporary with a unique random name is created beside the destination with ``O_CREAT|O_EXCL|O_NOFOLLOW``
+  (never through a symbolic link, never over an existing file) and renamed over the destination only when it is
+  complete; on any failure every temporary is removed.
+- The destination itself must not be a symbolic link, a directory, one of the command's inputs, or outside the
+  folder the command was asked to write into.
+- What is replaced can first be moved to a numbered backup ``NAME.backup-N.ext`` (created with a hard link, which
+  fails rather than overwrite an existing backup).
+- Operating-system errors (disk full, permission denied, read-only file system, name too long, a path under a
+  file) become one InputError line: the CLI prints it and exits 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from workbook.errors import InputError
+
+_REASONS = {
+    errno.ENOSPC: "no space left on the device (disk full)",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "is a directory",
+    errno.ELOOP: "is a symbolic link (refused)",
+    errno.EEXIST: "already exists",
+    errno.ENOENT: "no such file or folder",
+}
+#: the longest file name most file systems take (bytes); checked before anything is created
+NAME_MAX = 255
+
+
+def os_error(exc: OSError, path: str | Path | None = None, doing: str = "cannot write") -> InputError:
+    """One line for an operating-system error: file, what failed and why."""
+    reason = _REASONS.get(exc.errno or 0) or exc.strerror or str(exc)
+    return InputError(f"{doing}: {reason}", file=str(path or exc.filename or ""))
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), inside: str | Path | None = None,
+                      what: str = "output") -> Path:
+    """Refuse a destination that cannot be written safely (InputError); returns it as a Path.
+
+    Refused: a name longer than NAME_MAX bytes, a symbolic link, a directory, a path under a file, the same file as
+    one of *inputs*, and a path whose folder is not *inside* (after resolving links and ``..``).
+    """
+    path = Path(path)
+    if not path.name or path.name in (".", ".."):
+        raise InputError(f"the {what} path names no file", file=str(path), expected="a file path")
+    if len(os.fsencode(path.name)) > NAME_MAX:
+        raise InputError(f"the {what} file name is {len(os.fsencode(path.name))} bytes long", file=str(path)[:80] + "...",
+                         expected=f"a file name of at most {NAME_MAX} bytes")
+    for parent in reversed(path.parents):
+        if parent.is_symlink() and not parent.resolve().is_dir():
+            raise InputError(f"a folder of the {what} path is a link to a file", file=str(parent))
+        if parent.exists() and not parent.is_dir():
+            raise InputError(f"the {what} path is under a file, not a folder", file=str(parent),
+                             expected="an output path in a folder")
+    if path.is_symlink():
+        raise InputError(f"the {what} path is a symbolic link; it is not followed", file=str(path),
+                         expected="a plain file path (remove the link)")
+    if path.is_dir():
+        raise InputError(f"the {what} path is a directory", file=str(path), expected="a file path")
+    if path.exists():
+        for src in inputs:
+            try:
+                if Path(src).exists() and os.path.samefile(src, path):
+                    raise InputError(f"the {what} is one of the inputs ({src}); it would be overwritten",
+                                     file=str(path), expected="an output path different from every input")
+            except OSError:
+                continue
+    else:
+        for src in inputs:
+            if Path(src).resolve() == path.resolve():
+                raise InputError(f"the {what} is one of the inputs", file=str(path))
+    if inside is not None:
+        folder = Path(inside).resolve()
+        if not path.parent.resolve().is_relative_to(folder) or path.name in ("..", "."):
+            raise InputError(f"the {what} would be written outside the folder {inside}", file=str(path),
+                             expected=f"a file inside {inside}")
+    return path
+
+
+def make_folder(folder: str | Path) -> Path:
+    """``mkdir -p`` with errors as one line."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise InputError("the output folder is a file", file=str(folder), expected="a folder") from None
+    except OSError as exc:
+        raise os_error(exc, folder, "cannot create the folder") from None
+    return folder
+
+
+def _create_temp(dest: Path) -> tuple[int, Path]:
+    """A new file beside *dest*: unique random name, O_EXCL|O_NOFOLLOW, mode rw for the user only."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = dest.with_name(f".{dest.name[:80]}.{secrets.token_hex(8)}.part")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise os_error(exc, dest) from None
+    raise InputError("cannot create a temporary file", file=str(dest))
+
+
+@contextlib.contextmanager
+def atomic_file(dest: str | Path, *, mode: int | None = None, **checks) -> Iterator:
+    """``with atomic_file(dest) as f:`` write to the binary file *f*; on success it replaces *dest*, on failure
+    nothing changes and the temporary is removed. *checks* go to :func:`check_destination`."""
+    dest = check_destination(dest, **checks)
+    make_folder(dest.parent)
+    fd, tmp = _create_temp(dest)
+    try:
+        with os.fdopen(fd, "w+b") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _umask_mode() if mode is None else mode)
+        if dest.is_symlink():  # planted while we wrote: rename replaces the link, but say so rather than guess
+            raise InputError("the output path became a symbolic link while writing", file=str(dest))
+        os.replace(tmp, dest)
+    except OSError as exc:
+        _remove(tmp)
+        raise os_error(exc, dest) from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def write_bytes(dest: str | Path, data: bytes, **checks) -> Path:
+    with atomic_file(dest, **checks) as f:
+        f.write(data)
+    return Path(dest)
+
+
+def write_text(dest: str | Path, text: str, **checks) -> Path:
+    return write_bytes(dest, text.encode("utf-8"), **checks)
+
+
+def copy_file(src: str | Path, dest: str | Path, **checks) -> Path:
+    with open(src, "rb") as fin, atomic_file(dest, **checks) as f:
+        shutil.copyfileobj(fin, f, 1 << 20)
+    return Path(dest)
+
+
+def write_all(files: dict[Path, bytes], mode_of=None) -> None:
+    """All or nothing: every file to a temporary first, then all renamed; on any failure none is replaced.
+
+    *mode_of*: path -> permission bits (default: the existing file's, else the umask's)."""
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for dest, data in files.items():
+            dest = check_destination(dest)
+            fd, tmp = _create_temp(dest)
+            temps.append((tmp, dest))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            mode = mode_of(dest) if mode_of else (os.stat(dest).st_mode & 0o777 if dest.exists() else _umask_mode())
+            os.chmod(tmp, mode)
+        for tmp, dest in temps:
+            os.replace(tmp, dest)
+    except OSError as exc:
+        for tmp, _ in temps:
+            _remove(tmp)
+        raise os_error(exc, exc.filename) from None
+    except BaseException:
+        for tmp, _ in temps:
+            _remove(tmp)
+        raise
+
+
+def backup(path: str | Path) -> Path:
+    """Move *path* to the first free ``<stem>.backup-N<suffix>`` beside it (never over an existing file)."""
+    path = Path(path)
+    n = 1
+    while True:
+        candidate = path.with_name(f"{path.stem}.backup-{n}{path.suffix}")
+        try:
+            os.link(path, candidate, follow_symlinks=False)
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError as exc:
+            if exc.errno in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):  # no hard links here
+                if candidate.exists() or candidate.is_symlink():
+                    n += 1
+                    continue
+                try:
+                    os.rename(path, candidate)
+                except OSError as exc2:
+                    raise os_error(exc2, path, "cannot move to a backup") from None
+                return candidate
+            raise os_error(exc, path, "cannot move to a backup") from None
+        try:
+            os.unlink(path)
+        except OSError as exc:
+            _remove(candidate)
+            raise os_error(exc, path, "cannot move to a backup") from None
+        return candidate
+
+
+@contextlib.contextmanager
+def locked_folder(folder: str | Path) -> Iterator[None]:
+    """An exclusive advisory lock (fcntl.flock) on *folder* itself: no lock file is left behind, and a second
+    process waits until the first releases it (e.g. two builds updating one folder's build log)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise os_error(exc, folder, "cannot lock the folder") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def scratch_folder(parent: str | None) -> Iterator[str | None]:
+    """A private temporary folder under *parent* (e.g. /dev/shm) removed with everything in it afterwards, also
+    on failure; None when *parent* is None (the system's temporary folder is used)."""
+    if parent is None:
+        yield None
+        return
+    try:
+        folder = tempfile.mkdtemp(prefix="workbook-", dir=parent)
+    except OSError:
+        yield None
+        return
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
