@@ -115,6 +115,7 @@ UNITS: dict[str, str] = {
     "GiB": "gibibytes (2^30 bytes, as serving engines log memory)",
     "MiB": "mebibytes (2^20 bytes), as nvidia-smi reports device memory",
     "B/param": "bytes per parameter",
+    "B/element": "bytes per tensor element",
     "B/token": "bytes per token",
     "B/sample": "bytes per stored sample",
     "KB/s": "kilobytes per second",

@@ -55,7 +55,7 @@ QUANTITIES = [
     Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
     Q("st_gemm_FLOPS", "FLOP/s", "Sustained BF16 matmul rate: peak x matmul efficiency (LM head; layers in BF16)", _S),
     Q("st_fp8_flag", "0/1", "FP8 training (precision fp8): the layer GEMMs run at the recipe's FP8 rate", _S),
-    Q("st_fp8_recipe_index", "row", "Row of the FP8 recipe in the recipe table (blank = delayed, the first)", _S),
+    Q("st_fp8_recipe_index", "count", "Row of the FP8 recipe in the recipe table (blank = delayed, the first)", _S),
     Q("st_fp8_gemm_rate_frac", "fraction", "FP8 GEMM rate of the recipe / (FP8 peak x matmul efficiency)",
       "workbook/reference/fp8.py"),
     Q("st_fp8_cast_bytes", "B/element", "HBM bytes per quantised GEMM operand element (reads + FP8 writes)",

@@ -6,7 +6,9 @@ import sys
 import zipfile
 from pathlib import Path
 
+from workbook.errors import InputError
 from workbook.lint.excel import lint_xlsx
+from workbook.safe_xlsx import check_xlsx
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,7 +19,11 @@ def main(argv: list[str] | None = None) -> int:
     found = 0
     for p in paths:
         try:
+            check_xlsx(p)  # bounded: sizes, entries and the extent each sheet really holds (docs/safety.md)
             findings = lint_xlsx(p)
+        except InputError as e:
+            print(f"workbook: error: {e}", file=sys.stderr)
+            return 2
         except (OSError, zipfile.BadZipFile, KeyError, ValueError) as e:
             print(f"{p}: not a readable workbook ({type(e).__name__}: {e})", file=sys.stderr)
             return 2
