@@ -165,6 +165,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
         refuse_overwrite(out, args.force)
     outcome = plan_request(req, catalog)
     if outcome.scenarios:
+        from workbook.planner.versions import prepare, write_record
+
+        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data)
         write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
         outcome.data["workbook"] = str(path)
         from workbook.planner.outputs import write_markdown, write_pdf
@@ -172,6 +175,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         outcome.data["pdf"] = str(write_pdf(path))
         outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
                                                       str(req.date) if req.date else None))
+        write_record(path, plan_record)
     else:
         outcome.data["workbook"] = None
     if args.json:

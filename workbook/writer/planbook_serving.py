@@ -178,8 +178,12 @@ def write_serving_recommendation(w: Writer, names: list[str], results: list[dict
     sheet = RECOMMENDATION
     cols = serving_columns(names, plan)
     first = names[cols[0]] if cols else names[0]
-    w.title(sheet, f"Recommendation: {first}", f"Request {plan.request_id}: the recommended serving plan, live from "
-            "its scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.")
+    from workbook.writer.cover_ask import live_title
+
+    live_title(w, sheet, results, plan, cols[0] if cols else 0, "srv_gpus_in_use", "srv_gpus_in_use")
+    w.text(sheet, 1, 0, f"Request {plan.request_id}: the recommended serving plan (layout {first}), live from its "
+           "scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.",
+           "subtitle", "label")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
     row = write_serving_block(w, names, results, plan, HEAD + 2)
     w.finish_sheet(sheet, 3, row)
