@@ -41,7 +41,9 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
         from workbook.writer.cover_ask import FIRST_PAGE_ROWS, TERMS, write_ask
 
         printed = write_ask(w, names, results, plan, version)
-        top = FIRST_PAGE_ROWS + len(TERMS) + 4
+        from workbook.writer.cover_ask import LIGHTS
+
+        top = FIRST_PAGE_ROWS + len(TERMS) + len(LIGHTS) + 7
         w.text(SHEET, top, 0, "About this workbook (on screen; the printed Cover is the ask above)", "block", "label")
         top += 1
     else:

@@ -24,9 +24,11 @@ TERMS = (("on_demand", "on-demand price, no commitment"),
          ("reserved_1y", "1-year reserved price, a 1-year commitment"),
          ("reserved_3y", "3-year reserved price, a 3-year commitment"),
          ("spot", "spot price, interruptible, no commitment"))
-#: traffic light texts, CHOOSE index 1 + any amber + 2 x any failure
+#: the days a price basis commits to (a reserved price is a 1- or 3-year contract; the catalogue's price notes)
+TERM_DAYS = {"on_demand": 0, "reserved": 365, "reserved_1y": 365, "reserved_3y": 1095, "spot": 0}
+#: traffic light texts, index 1 + any amber + 2 x any failure
 LIGHTS = ("GREEN: feasible, every check passes with margin",
-          "AMBER: feasible, but a warning or a risk within the sensitivity step",
+          "AMBER: feasible, but a warning, a risk within the sensitivity step or a price term longer than the run",
           "RED: not feasible (a hard check fails)", "RED: not feasible (a hard check fails)")
 READABLE_SUFFIX = ", rent"
 FIRST_PAGE_ROWS = 30  # the printed Cover ends here (one page)
@@ -172,6 +174,13 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: i
         ("budget", "Budget", f"={ref(w, 'sens_budget_usd')}", budget_v, "USD", "0 = none given", None),
         ("headroom", "Budget headroom", f"={ref(w, 'budget_headroom_usd')}", r["budget_headroom_usd"], "USD",
          "budget - rent committed (Cost sheet; the budget check)", None),
+        ("term", "Commitment of the price basis", "=INDEX({term_days},MATCH({basis},{bases},0))",
+         float(TERM_DAYS.get(basis, 0)), "days", "the price assumes this term", None),
+        ("term_rent", "Rent over the commitment, if longer than the run",
+         "={gpus}*MAX({days},{target},{term})*c_hours_per_day*{price}",
+         r["train_gpus_billed"] * max(r["train_days"], float(inp.get("training.target_days") or 0),
+                                      TERM_DAYS.get(basis, 0)) * 24 * r["gpu_hour_usd"], "USD",
+         "a shorter rental pays a higher (on-demand) price", None),
         ("buy", "Buying instead: owned TCO over the horizon", f"={ref(w, 'tco_total_usd')}", r["tco_total_usd"],
          "USD", "not asked for; see TCO", None),
     ]
@@ -188,10 +197,13 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: i
     w.text(SHEET, 3, 0, "Traffic light", "label", "label")
     warn = ref(w, "warnings_count")
     risk_min = f"MIN(F{ask.rows['risk_first'] + 1}:F{ask.rows['risk_last'] + 1})"
-    light_f = (f"=CHOOSE(1+MIN(1,{warn}+({risk_min}<{ref(w, 'sens_step_frac')}))+c_two*MIN(1,{fails}),"
-               + ",".join(f'"{t}"' for t in LIGHTS) + ")")
+    c = ask.cell
+    longer = f"({c('term')}>MAX({c('days')},{c('target')}))"
+    light_f = (f"=INDEX({_lights_table(w)},1+MIN(1,{warn}+({risk_min}<{ref(w, 'sens_step_frac')})+{longer})"
+               f"+c_two*MIN(1,{fails}))")
     margins = [margin(t, s) for _, _, t, s, _, _ in _risks(r, inp)]
-    amber = min(1, r["warnings_count"] + (min(margins) < r["sens_step_frac"]))
+    longer_v = TERM_DAYS.get(basis, 0) > max(r["train_days"], float(inp.get("training.target_days") or 0))
+    amber = min(1, r["warnings_count"] + (min(margins) < r["sens_step_frac"]) + longer_v)
     light_v = LIGHTS[int(amber + 2 * min(1, failed))]
     line(w, 3, 1, light_f, light_v, "cover_light", "light")
     _light_formats(w, 3, 1)
@@ -209,8 +221,9 @@ def _flags_line(w: Writer, plan, row: int) -> int:
     """How many catalogue values the plan rests on are estimates or assumptions (the Assumptions sheet lists them)."""
     flags = getattr(plan, "flags", [])
     w.text(SHEET, row, 0, "Estimates and assumptions", "label", "label")
-    text = (f"{len(flags)} catalogue value(s) estimated or assumed (Assumptions sheet): " + "; ".join(
-        f"{f.record} {f.field} ({f.status})" for f in flags[:3]) + (" ..." if len(flags) > 3 else "")) if flags else \
+    where = list(dict.fromkeys(f"{f.record} ({f.status})" for f in flags))
+    text = (f"{len(flags)} catalogue value(s) estimated or assumed, listed on Assumptions: " + "; ".join(where[:3])
+            + (" ..." if len(where) > 3 else "")) if flags else \
         "none: the GPU, its step-time factors, the price and the model are published or measured"
     text_line(w, row, 1, text)
     return row
@@ -238,7 +251,8 @@ def _figure_rows(w: Writer, ask: Ask, row: int, figures: list) -> int:
         row += 1
         ask.rows[key] = row
         w.text(SHEET, row, 0, label, "label", "label")
-        formula = formula.format(**{k: xl_rowcol_to_cell(v, 1) for k, v in ask.rows.items()})
+        formula = formula.format(**{k: xl_rowcol_to_cell(v, 1) for k, v in ask.rows.items()}, bases=terms[0],
+                                 term_days=terms[2])
         fmt = _fmt(unit, cached)
         w.formula(SHEET, row, 1, formula, cached, "link", key=f"cover_{key}", num_format=fmt)
         w.text(SHEET, row, 2, unit if unit not in ("id", "choice") else "", "unit", "unit")
@@ -265,6 +279,15 @@ def _fmt(unit: str, v: Any) -> str | None:
     return styles.number_format(unit, [v])
 
 
+def _lights_table(w: Writer) -> str:
+    """The traffic light's texts, below the printed page (the light formula picks one)."""
+    row0 = FIRST_PAGE_ROWS + len(TERMS) + 4
+    w.text(SHEET, row0, 0, "Traffic light texts", "block", "label")
+    for j, text in enumerate(LIGHTS, start=1):
+        w.text(SHEET, row0 + j, 0, text, "text", "text")
+    return f"$A${row0 + 2}:$A${row0 + 1 + len(LIGHTS)}"
+
+
 def _terms_table(w: Writer) -> tuple[str, str]:
     """The price bases and their terms, below the printed page (the Detail formula looks the term up)."""
     row0 = FIRST_PAGE_ROWS + 2
@@ -272,8 +295,10 @@ def _terms_table(w: Writer) -> tuple[str, str]:
     for j, (basis, text) in enumerate(TERMS, start=1):
         w.text(SHEET, row0 + j, 0, basis, "text", "text")
         w.text(SHEET, row0 + j, 1, text, "text", "text")
+        w.number(SHEET, row0 + j, 2, float(TERM_DAYS[basis]), "constant", "constant", key=f"term_days_{basis}")
+        w.text(SHEET, row0 + j, 3, "days committed", "unit", "unit")
     a, b = row0 + 2, row0 + 1 + len(TERMS)
-    return f"$A${a}:$A${b}", f"$B${a}:$B${b}"
+    return f"$A${a}:$A${b}", f"$B${a}:$B${b}", f"$C${a}:$C${b}"
 
 
 def _write_risks(w: Writer, ask: Ask, row: int, r: dict, inp: dict) -> int:
@@ -383,8 +408,8 @@ def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan, v
     text_line(w, 2, 0, "Decision asked for: approve renting the serving fleet (not buying)")
     w.text(SHEET, 3, 0, "Traffic light", "label", "label")
     light_v = LIGHTS[int(min(1, r["warnings_count"]) + 2 * min(1, failed))]
-    line(w, 3, 1, f"=CHOOSE(1+MIN(1,{ref(w, 'warnings_count', i)})+c_two*MIN(1,{fails}),"
-         + ",".join(f'"{t}"' for t in LIGHTS) + ")", light_v, "cover_light", "light")
+    line(w, 3, 1, f"=INDEX({_lights_table(w)},1+MIN(1,{ref(w, 'warnings_count', i)})+c_two*MIN(1,{fails}))",
+         light_v, "cover_light", "light")
     _light_formats(w, 3, 1)
     row += 2
     date = (plan.data.get("request") or {}).get("date") or "undated"

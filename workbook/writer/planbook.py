@@ -57,10 +57,31 @@ def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[di
     column is in error (as on the Summary): a blank input would otherwise show an error value or a plausible 0.
     Links to the Plan inputs themselves stay plain."""
     value = results[i].get(name) if cached is None else cached
-    fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
+    fmt = plan_format(unit, value)
     ref = _ref(w, name, i)
     formula = "=" + ref if w.book.layout.rows[name][0] == "Plan" else guarded(w, ref, i)
     w.formula(sheet, row, col, formula, value if value is not None else "", "link", key=name, num_format=fmt)
+
+
+#: the plan sheets' one format per unit: days to one decimal, money in whole dollars (cents below $100 a unit:
+#: a GPU-hour price), shares as percentages
+DAYS_FORMAT, USD_FORMAT = "#,##0.0", "$#,##0"
+
+
+def plan_format(unit: str, value: Any) -> str | None:
+    """The number format of a plan sheet's figure of *unit* (None for text)."""
+    if not isinstance(value, float):
+        return None
+    if unit == "days":
+        return DAYS_FORMAT
+    if unit in ("USD", "USD/year", "USD/month", "USD/day"):
+        return USD_FORMAT
+    return styles.number_format(unit, [value])
+
+
+def unit_text(unit: str) -> str:
+    """The unit as a plan sheet prints it: a fraction shows as a percentage, so its unit reads "%"."""
+    return "%" if unit == "fraction" else unit
 
 
 def guarded(w: Writer, expr: str, i: int) -> str:
@@ -173,7 +194,7 @@ def line_rows(w: Writer, sheet: str, row: int, rows: list[tuple[str, str, str]],
         row += 1
         w.text(sheet, row, 0, label, "label", "label")
         _link(w, sheet, row, 1, name, results, i, unit=unit, cached=_cached(name, results, plan, i))
-        w.text(sheet, row, 2, unit, "unit", "unit")
+        w.text(sheet, row, 2, unit_text(unit), "unit", "unit")
         w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
     return row
 
@@ -201,8 +222,7 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
     names = {s: [("tco_capex_usd" if k == 1 else None) if s == "capex" else key(k, s) for k in YEARS]
              for _, s in columns}
     # one number format per column, from all its years (whole dollars down the column, not $0.00 past the horizon)
-    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[i][n] for n in ns if n])
-            for s, ns in names.items()}
+    fmts = {s: ("0.0%" if s == "frac" else USD_FORMAT) for s in names}
     for j, k in enumerate(YEARS):
         row += 1
         w.text(sheet, row, 0, f"Year {k}", "label", "label")
@@ -312,13 +332,13 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
         field_ = r.key.split(".")[-1]
         if value is None and field_ in d_names:
             v = float(catalog.defaults.value(field_))
-            w.formula(sheet, row, 1, f"=d_{field_}", v, "link", key=r.key, num_format=styles.number_format(r.unit, [v]))
+            w.formula(sheet, row, 1, f"=d_{field_}", v, "link", key=r.key, num_format=plan_format(r.unit, v))
         elif value is None:
             w.text(sheet, row, 1, "blank (none)" if r.optional else "blank", "text", "text")
         else:
             _link(w, sheet, row, 1, r.key, results, unit=r.unit, cached=_cached(r.key, results, plan))
         src, as_of = _source(r.key, plan, catalog, gpu, model, r.note)
-        w.text(sheet, row, 2, r.unit, "unit", "unit")
+        w.text(sheet, row, 2, unit_text(r.unit), "unit", "unit")
         w.text(sheet, row, 3, src, "text", "text")
         w.text(sheet, row, 4, as_of, "text", "text")
         w.text(sheet, row, 5, r.key, "key", "key")
@@ -441,7 +461,7 @@ def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
             row += 1
             w.text(sheet, row, 0, label, "label", "label")
             _link(w, sheet, row, 1, name, results, unit=unit)
-            w.text(sheet, row, 2, unit, "unit", "unit")
+            w.text(sheet, row, 2, unit_text(unit), "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
     row = _year_table(w, sheet, row, "TCO by year (buy; rent beside; years past the horizon 0)", _BY_YEAR, results)
     w.finish_sheet(sheet, len(_BY_YEAR), row)
@@ -458,13 +478,25 @@ def write_rejected(w: Writer, plan: PlanBook) -> None:
     for r in plan.data.get("training", {}).get("rejected", []):
         row += 1
         c = r["closest"]
-        for col, text in enumerate((r["label"], f"{r['count']:,}", c["gpu"], c["layout"], f"{c['value']:,.6g}",
-                                    f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
-            w.text(sheet, row, col, text, "text", "text")
+        rejected_row(w, sheet, row, r["label"], r)
     from workbook.writer.planbook_serving import write_serving_rejected
 
     row = write_serving_rejected(w, plan, row)
     w.finish_sheet(sheet, 7, max(row, HEAD + 1))
+
+
+def rejected_row(w: Writer, sheet: str, row: int, label: str, r: dict) -> None:
+    """One check's rejections: label, count, closest GPU and layout as text; value, limit, excess as numbers."""
+    c = r["closest"]
+    w.text(sheet, row, 0, label, "text", "text")
+    w.number(sheet, row, 1, float(r["count"]), "calc", "calc", num_format="#,##0")
+    w.text(sheet, row, 2, c["gpu"], "text", "text")
+    w.text(sheet, row, 3, c["layout"], "text", "text")
+    for col, key in ((4, "value"), (5, "limit")):
+        w.number(sheet, row, col, float(c[key]), "calc", "calc",
+                 num_format=plan_format(c["unit"], float(c[key])) or "General")
+    w.text(sheet, row, 6, unit_text(c["unit"]), "unit", "unit")
+    w.number(sheet, row, 7, float(c["excess_frac"]), "calc", "calc", num_format="+0.0%;-0.0%")
 
 
 def footer(plan: PlanBook) -> str:
