@@ -31,6 +31,7 @@ LIGHTS = ("GREEN: feasible, every check passes with margin",
           "AMBER: feasible, but a warning, a risk within the sensitivity step or a price term longer than the run",
           "RED: not feasible (a hard check fails)", "RED: not feasible (a hard check fails)")
 READABLE_SUFFIX = ", rent"
+NO_DECISION = "Decision asked for: none yet: the plan fails a hard check (the title says which); change the request"
 FIRST_PAGE_ROWS = 30  # the printed Cover ends here (one page)
 
 
@@ -189,10 +190,14 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: i
     # the sentence, the decision and the light, now that the figures have cells
     sentence_v, sentence_f = _sentence(w, ask, r, inp, committed_v, budget_v, plan)
     line(w, 1, 0, sentence_f, sentence_v, "cover_sentence", "sentence")
-    decision_f = (f'="Decision asked for: approve renting "&{ask.cell("gpus")}&" "&{ask.cell("gpu")}&" GPUs at the "'
-                  f'&E{ask.rows["basis"] + 1}&" (not buying)"')
-    decision_v = (f"Decision asked for: approve renting {int(r['train_gpus_billed'])} {str(inp.get('gpu')).upper()} "
-                  f"GPUs at the {term_text(basis)} (not buying)")
+    decision_f = (f'=IF({fails}>0,"{NO_DECISION}","Decision asked for: approve renting "&{ask.cell("gpus")}&" "'
+                  f'&{ask.cell("gpu")}&" GPUs at the "&E{ask.rows["basis"] + 1}&" (not buying)")')
+    decision_v = NO_DECISION if failed else (
+        f"Decision asked for: approve renting {int(r['train_gpus_billed'])} {str(inp.get('gpu')).upper()} "
+        f"GPUs at the {term_text(basis)} (not buying)")
+    red = w.wb.add_format({"font_color": styles.FAIL_FONT})
+    w.ws[SHEET].conditional_format(ask.rows["headroom"], 1, ask.rows["headroom"], 1,
+                                   {"type": "cell", "criteria": "<", "value": 0, "format": red})
     line(w, 2, 0, decision_f, decision_v, "cover_decision", "decision")
     w.text(SHEET, 3, 0, "Traffic light", "label", "label")
     warn = ref(w, "warnings_count")
@@ -227,6 +232,11 @@ def _flags_line(w: Writer, plan, row: int) -> int:
         "none: the GPU, its step-time factors, the price and the model are published or measured"
     text_line(w, row, 1, text)
     return row
+
+
+def _target(inp: dict, key: str) -> str:
+    v = inp.get(key)
+    return f"target {v:g} ms" if isinstance(v, (int, float)) else "target  ms"
 
 
 def _price_note(plan, inp: dict) -> str:
@@ -393,10 +403,12 @@ def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan, v
          f"={ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year", month_v, "USD", "", None),
         ("per_1m", "Cost per 1M output tokens", f"={ref(w, 'infer_usd_per_1M_tokens', i)}",
          r["infer_usd_per_1M_tokens"], "USD/1M tokens", "", None),
-        ("ttft", "TTFT under the load", f"={ref(w, 'srv_ttft_ms_in_use', i)}", r["srv_ttft_ms_in_use"], "ms",
-         "time to first token", None),
-        ("tpot", "TPOT under the load", f"={ref(w, 'srv_tpot_ms_in_use', i)}", r["srv_tpot_ms_in_use"], "ms",
-         "time per output token", None),
+        ("ttft", "TTFT under the load (time to first token)", f"={ref(w, 'srv_ttft_ms_in_use', i)}",
+         r["srv_ttft_ms_in_use"], "ms", f'="target "&{ref(w, "inference.ttft_target_ms", i)}&" ms"',
+         _target(inp, "inference.ttft_target_ms")),
+        ("tpot", "TPOT under the load (time per output token)", f"={ref(w, 'srv_tpot_ms_in_use', i)}",
+         r["srv_tpot_ms_in_use"], "ms", f'="target "&{ref(w, "inference.tpot_target_ms", i)}&" ms"',
+         _target(inp, "inference.tpot_target_ms")),
     ]
     row = _figure_rows(w, ask, row, figures)
     c = ask.cell
