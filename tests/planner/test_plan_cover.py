@@ -81,3 +81,25 @@ def test_cover_first_rows_and_pdf_first_page_are_the_ask(planned, tmp_path):
     for want in (f"Rent {rec['num_gpus']} H800 GPUs", "1-year commitment", f"${rec['train_cost_usd']:,.0f}",
                  "$2,000,000", f"${headroom:,.0f}", "AMBER: feasible", "Three largest risks", "Page 1 of"):
         assert want in page1, want
+
+
+def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(planned):
+    """Cover (1 page), Recommendation (1 page), Assumptions, Sensitivity, Cost Breakdown, TCO, Checks, Rejected,
+    Glossary; the training plan's Sensitivity pages print no serving rows; the glossary explains the terms."""
+    from workbook.writer.planbook import PDF_SHEETS
+
+    _, data = planned
+    text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True,
+                          check=True).stdout
+    pages = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
+    sheets = []
+    for page in pages:
+        foot = [ln for ln in page.splitlines() if "Page " in ln and " of " in ln][-1]
+        sheets.append(next(s for s in PDF_SHEETS if f" {s} " in foot))
+    assert list(dict.fromkeys(sheets)) == list(PDF_SHEETS)
+    assert sheets.count("Cover") == 1 and sheets.count("Recommendation") == 1
+    sens = "".join(p for p, s in zip(pages, sheets) if s == "Sensitivity")
+    assert "serving" not in sens.lower() and "Tornado: training days" in sens
+    glossary = "".join(p for p, s in zip(pages, sheets) if s == "Glossary")
+    for term in ("TP", "PP", "DP", "CP", "EP", "ZeRO", "MFU", "TTFT", "TPOT"):
+        assert f"\n{term} " in glossary or glossary.startswith(term) or f" {term} " in glossary, term
