@@ -22,10 +22,10 @@ from workbook.writer.xlsx import Writer
 
 SHEET = "Sensitivity"
 #: data label positions (-step, +step). Changes of cost lie either side of 0: each label inside its bar at 0, so that
-#: none reaches past the plot over the driver names. Days overlap from 0: the -step label inside its bar's end, the
-#: +step label at its base, so that two near values (57.8 and 59.5 days) do not print over each other.
+#: none reaches past the plot over the driver names. Days start at the base value: each label outside its bar's end,
+#: on its own side, so that two near values (57.8 and 59.5 days) do not print over each other.
 LABELS_EITHER_SIDE = ("inside_base", "inside_base")
-LABELS_OVERLAID = ("inside_end", "inside_end")
+LABELS_OVERLAID = ("outside_end", "outside_end")
 #: the base value of a tornado of absolute values (row template of its -step bars -> the base row): its bars start
 #: there (the value axis crosses the driver axis at the base, as built), so each bar shows its own side
 BASES = {"sens_{d}_days_low": "sens_days"}
