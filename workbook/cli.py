@@ -203,6 +203,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     outcome = plan_request(req, catalog)
     backups = []
     if outcome.scenarios:
+        from workbook.planner.versions import prepare, write_record
+
+        # the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* and the changes are listed;
+        # what is still in the way (an edited file) is backed up by the guard
+        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data)
         from workbook.planner.outputs import write_markdown, write_pdf
 
         backups = [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
@@ -214,6 +219,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
                                                       str(req.date) if req.date else None))
         guard.record(path.with_suffix(".md"))
+        write_record(path, plan_record)
     else:
         outcome.data["workbook"] = None
     if args.json:

@@ -42,8 +42,13 @@ def test_exact_drivers_scale_as_stated(sc):
 def test_switching_values_put_the_plan_exactly_at_its_limits(sc):
     q = compute(sc, CATALOG)
     budget, target = sc.cost.budget_usd, sc.training.target_days
+    # the price at the budget check: the larger of the run's and the target window's cost meets the budget
     at = compute(_with(sc, "cost", gpu_hour_usd=q["sens_price_switch_budget_usd_per_gpu_hour"]), CATALOG)
-    assert at["train_cost_usd"] == pytest.approx(budget, rel=1e-12)
+    assert max(at["train_cost_usd"], at["train_cost_target_usd"]) == pytest.approx(budget, rel=1e-12)
+    assert at["budget_headroom_usd"] == pytest.approx(0, abs=budget * 1e-12)
+    if q["sens_overhead_switch_deadline_x"] >= 1:  # below 1: late even without overhead (the factor starts at 1)
+        at = compute(_with(sc, "training", overhead_factor=q["sens_overhead_switch_deadline_x"]), CATALOG)
+        assert at["train_days_actual"] == pytest.approx(target, rel=1e-9)
     at = compute(_with(sc, "training", tokens=q["sens_tokens_switch_deadline"]), CATALOG)
     assert at["train_days_actual"] == pytest.approx(target, rel=1e-9)
     at = compute(_with(sc, "training", tokens=q["sens_tokens_switch_budget"]), CATALOG)
@@ -92,3 +97,14 @@ def test_owned_by_year_matches_the_cost_sheet_over_a_year():
     assert q["own_depreciation_per_year_usd"] * q["cost_depreciation_years"] == pytest.approx(q["train_capex_usd"])
     assert q["own_tco_usd"] == pytest.approx(q["train_capex_usd"] + q["own_power_per_year_usd"]
                                              * q["cost_depreciation_years"], rel=1e-12)
+
+
+@pytest.mark.parametrize("sc", [BOOK, STEP], ids=["mfu", "step"])
+def test_switching_values_flip_their_checks(sc):
+    """At the switching value -/+ 0.5 % the check passes, then fails (price: budget; overhead: deadline)."""
+    q = compute(sc, CATALOG)
+    price, over = q["sens_price_switch_budget_usd_per_gpu_hour"], q["sens_overhead_switch_deadline_x"]
+    for f, ok in ((0.995, 1.0), (1.005, 0.0)):
+        assert compute(_with(sc, "cost", gpu_hour_usd=price * f), CATALOG)["within_budget_flag"] == ok
+        if over * f >= 1:  # the factor's range starts at 1
+            assert compute(_with(sc, "training", overhead_factor=over * f), CATALOG)["train_meets_target_flag"] == ok

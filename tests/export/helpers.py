@@ -145,6 +145,7 @@ def tables_split(xlsx: Path, pdf: Path) -> list[tuple[str, str, str]]:
     the title above it or beside it) whose title and first two rows (and last row, for a short table) print on
     different pages: its rows then go on under the sheet's repeated header, not their own."""
     import openpyxl
+    from openpyxl.utils import range_boundaries
 
     from workbook.writer.styles import HEADER_FILL
 
@@ -163,7 +164,10 @@ def tables_split(xlsx: Path, pdf: Path) -> list[tuple[str, str, str]]:
         def head(c) -> bool:
             return c.value is not None and str(c.fill.fgColor.rgb or "").endswith(HEADER_FILL[1:])
 
-        heads = [r for r in range(1, ws.max_row + 1) if any(head(c) for c in ws[r])]
+        # only what prints: a plan Cover's rows below its one-page ask are on screen only
+        area = ws.print_area if isinstance(ws.print_area, str) else (ws.print_area or [None])[0]
+        last_printed = range_boundaries(area.split(",")[-1].split("!")[-1])[3] if area else ws.max_row
+        heads = [r for r in range(1, min(ws.max_row, last_printed) + 1) if any(head(c) for c in ws[r])]
         for r, prev in zip(heads[1:], heads):
             if r == prev + 1:
                 continue

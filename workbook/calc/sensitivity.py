@@ -13,7 +13,7 @@ from workbook.calc.base import Context, Q
 from workbook.reference import ownership as own
 from workbook.reference import sensitivity as sv
 
-_S = "issue 9"
+_S = "one-way sensitivity, -/+ the step"
 #: (key, label) of the drivers, in the sheet's order
 DRIVERS = [("price", "GPU-hour price"), ("thr", "Throughput per GPU (MFU)"), ("tokens", "Training tokens"),
            ("seq", "Sequence length (approx.)"), ("power", "Power price (owned, TCO)")]
@@ -38,12 +38,14 @@ QUANTITIES = [
     *[Q(f"sens_{d}_swing_days", "days", f"{lab}: days swing (absolute)", _S) for d, lab in DRIVERS
       if d in DAY_DRIVERS],
     Q("sens_price_switch_budget_usd_per_gpu_hour", "USD/GPU-h", "Switching value: GPU-hour price at the budget "
-      "(budget / GPU-hours)", _S),
+      "check (budget / the larger of the run's and the target window's GPU-hours)", _S),
     Q("sens_thr_switch_budget_tokens_per_s_per_gpu", "tokens/s", "Switching value: throughput per GPU at the budget",
       _S),
     Q("sens_thr_switch_deadline_tokens_per_s_per_gpu", "tokens/s", "Switching value: throughput per GPU at the "
       "deadline", _S),
     Q("sens_mfu_switch_deadline_frac", "fraction", "Switching value: MFU at the deadline (MFU x days / target)", _S),
+    Q("sens_overhead_switch_deadline_x", "x", "Switching value: wall-clock overhead factor at the deadline "
+      "(overhead x target / days)", _S),
     Q("sens_tokens_switch_budget", "tokens", "Switching value: training tokens at the budget", _S),
     Q("sens_tokens_switch_deadline", "tokens", "Switching value: training tokens at the deadline "
       "(tokens x target / days)", _S),
@@ -56,9 +58,12 @@ QUANTITIES = [
     Q("sens_contingency_frac", "fraction", "Contingency in use", _S),
     Q("sens_contingency_usd", "USD", "Contingency on the training cost (apart from it)", _S),
     Q("sens_cost_with_contingency_usd", "USD", "Training cost plus contingency", _S),
-    Q("own_power_per_year_usd", "USD/year", "Owned: power with PUE per year, GPUs procured at TDP 24/7 (opex)", "17.9.3"),
-    Q("own_depreciation_per_year_usd", "USD/year", "Owned: straight-line depreciation per year (capex / years)", "17.9.3"),
-    Q("own_tco_usd", "USD", "Owned: TCO over the depreciation period (capex + power x years)", "17.9.3"),
+    Q("own_power_per_year_usd", "USD/year", "Book T8, servers and GPU power only: power with PUE per year, GPUs "
+      "procured at TDP 24/7", "17.9.3"),
+    Q("own_depreciation_per_year_usd", "USD/year", "Book T8, servers only: depreciation per year (server capex / "
+      "years; the TCO sheet adds the network)", "17.9.3"),
+    Q("own_tco_usd", "USD", "Book T8, servers and GPU power only over the depreciation period (not the TCO: the TCO "
+      "sheet adds network, storage, staff, support)", "17.9.3"),
 ]
 
 
@@ -100,11 +105,14 @@ def compute(ctx: Context) -> dict[str, float]:
         "sens_seq_share_frac": a, "sens_budget_usd": budget,
         **_lows_highs(s, cost, days, a, power),
         "sens_price_switch_budget_usd_per_gpu_hour": if_budget(
-            lambda: sv.price_switch_usd_per_gpu_hour(budget_usd=budget, gpu_hours=q["train_gpu_hours"])),
+            lambda: sv.price_switch_usd_per_gpu_hour(
+                budget_usd=budget, gpu_hours=max(q["train_gpu_hours"], q["train_gpu_hours_target"]))),
         "sens_thr_switch_budget_tokens_per_s_per_gpu": if_budget(
             lambda: sv.inverse_switch(value=thr, limit=budget, measure=cost)),
         "sens_thr_switch_deadline_tokens_per_s_per_gpu": sv.inverse_switch(value=thr, limit=target, measure=days),
         "sens_mfu_switch_deadline_frac": sv.inverse_switch(value=q["train_mfu"], limit=target, measure=days),
+        "sens_overhead_switch_deadline_x": sv.proportional_switch(value=float(t.overhead_factor), limit=target,
+                                                                  measure=days),
         "sens_tokens_switch_budget": if_budget(lambda: sv.proportional_switch(value=t.tokens, limit=budget,
                                                                               measure=cost)),
         "sens_tokens_switch_deadline": sv.proportional_switch(value=t.tokens, limit=target, measure=days),

@@ -29,20 +29,20 @@ QUANTITIES = [
     Q("srv_sens_sized_flag", "0/1", "The fleet is sized by the load (co-located engine model carrying a given "
       "arrival rate)", _S, note=_SIZED),
     *[Q(f"srv_sens_replicas_{t}", "replicas", f"Replicas that carry the arrival rate {lab} (largest load per "
-        "replica meeting the targets)", "issue 9", note="replicas held when the fleet is not sized by the load")
+        "replica meeting the targets)", "one-way sensitivity, -/+ the step", note="replicas held when the fleet is not sized by the load")
       for t, _, lab in _TAGS],
     *[Q(f"srv_sens_{d}_dmonth_{t}_usd", "USD/month", f"{name} {lab}: change of the serving cost per month",
-        "issue 9", note="power: change of the owned fleet's power per month" if d == "power" else "")
+        "one-way sensitivity, -/+ the step", note="power: change of the owned fleet's power per month" if d == "power" else "")
       for t, _, lab in _TAGS for d, name in MONTH_DRIVERS],
     *[Q(f"srv_sens_{d}_d1M_{t}_usd", "USD/1M tokens", f"{name} {lab}: change of the cost per 1M output tokens",
-        "issue 9", note="" if d == "price" else "0 when the fleet is not sized by the load")
+        "one-way sensitivity, -/+ the step", note="" if d == "price" else "0 when the fleet is not sized by the load")
       for t, _, lab in _TAGS for d, name in PER_1M_DRIVERS],
     *[Q(f"srv_sens_{d}_swing_month_usd", "USD/month", f"{name}: swing of the cost per month (span of its bars, "
         "0 included)",
-        "issue 9")
+        "one-way sensitivity, -/+ the step")
       for d, name in MONTH_DRIVERS],
     *[Q(f"srv_sens_{d}_swing_1M_usd", "USD/1M tokens", f"{name}: swing of the cost per 1M output tokens "
-        "(span of its bars, 0 included)", "issue 9") for d, name in PER_1M_DRIVERS],
+        "(span of its bars, 0 included)", "one-way sensitivity, -/+ the step") for d, name in PER_1M_DRIVERS],
 ]
 
 

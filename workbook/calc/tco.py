@@ -41,7 +41,7 @@ QUANTITIES = [
     Q("tco_power_per_year_usd", "USD/year", "Power with PUE per year, GPUs owned at TDP 24/7 (opex)", "17.5.9"),
     Q("tco_staff_per_year_usd", "USD/year", "Staff per year (opex; 0 = not given)", "17.5.9"),
     Q("tco_support_per_year_usd", "USD/year", "Support per year: hardware capex x support share (opex; 0 = not "
-      "given)", "issue 9"),
+      "given)", "17.5.9"),
     Q("tco_opex_per_year_usd", "USD/year", "Opex per year in service: power + storage + staff + support", _S),
     Q("tco_years", "years", "TCO horizon (the depreciation period in use)", _S),
     Q("tco_depreciation_per_year_usd", "USD/year", "Depreciation per full year: hardware capex / years", _S),
@@ -52,8 +52,8 @@ QUANTITIES = [
     Q("tco_rent_total_usd", "USD", "Rent alternative over the horizon", "17.5.9"),
     Q("tco_vs_rent_frac", "fraction", "Owned TCO as a share of the rent over the horizon (0 = no rent price)",
       "17.5.9"),
-    Q("tco_contingency_usd", "USD", "Contingency on the owned TCO (apart from it)", "issue 9"),
-    Q("tco_total_with_contingency_usd", "USD", "Owned TCO plus contingency", "issue 9"),
+    Q("tco_contingency_usd", "USD", "Contingency on the owned TCO (apart from it)", "contingency (planning practice)"),
+    Q("tco_total_with_contingency_usd", "USD", "Owned TCO plus contingency", "contingency (planning practice)"),
 ]
 
 

@@ -59,12 +59,26 @@ def only_sheets(src: Path, dst: Path, sheets: list[str]) -> None:
             return (b'<definedName name="_xlnm.Print_Area" localSheetId="%d">\'%s\'!$XFD$1048576</definedName>'
                     % (i, quoted))
         xml = _PRINT.sub(_print, xml)
-        first = names.index(sheets[0])
-        xml = _ACTIVE.sub(f'activeTab="{first}"'.encode(), xml) if _ACTIVE.search(xml) else xml
+        xml = _reorder(xml, names, sheets)
+        xml = _ACTIVE.sub(b'activeTab="0"', xml) if _ACTIVE.search(xml) else xml
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for info in zin.infolist():
                 data = xml if info.filename == "xl/workbook.xml" else zin.read(info.filename)
                 zout.writestr(info, data)
+
+
+_LOCAL = re.compile(rb'localSheetId="(\d+)"')
+
+
+def _reorder(xml: bytes, names: list[str], sheets: list[str]) -> bytes:
+    """The chosen *sheets* first, in the order given (LibreOffice prints in tab order), the others after them;
+    the sheet-local defined names (print areas, titles) follow their sheets."""
+    tags = _SHEET.findall(xml)
+    order = [names.index(s) for s in sheets] + [i for i, n in enumerate(names) if n not in sheets]
+    new_index = {old: new for new, old in enumerate(order)}
+    start, end = xml.index(tags[0]), xml.index(tags[-1]) + len(tags[-1])
+    xml = xml[:start] + b"".join(tags[i] for i in order) + xml[end:]
+    return _LOCAL.sub(lambda m: b'localSheetId="%d"' % new_index[int(m.group(1))], xml)
 
 
 def export_pdf(xlsx: str | Path, out_pdf: str | Path, sheets: list[str]) -> Path:

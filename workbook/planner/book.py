@@ -86,5 +86,6 @@ def plan_sheets(req: PlanRequest, outcome: Outcome):
     from workbook.writer.planbook import PlanBook
 
     data = dict(outcome.data)
-    data["request"] = {**data.get("request", {}), "date": str(req.date) if req.date else None}
+    data["request"] = {**data.get("request", {}), "date": str(req.date) if req.date else None,
+                       "start_date": str(req.start_date) if req.start_date else None}
     return PlanBook(req.request_id, data, [set_inputs(sc) for sc in outcome.scenarios])

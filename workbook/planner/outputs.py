@@ -29,7 +29,8 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     compared = [p for p in [rec, *(t.get("alternatives") or {}).values(), t.get("runner_up")] if p]
     infeasible = t.get("infeasible") or t.get("status", "")
     return env.get_template("plan.md.j2").render(
-        r={**data["request"], "date": date}, rec=rec, compared=compared, rejected=t.get("rejected", []),
+        r={**data["request"], "date": date}, rec=rec, plan_version=int(data.get("version") or 1),
+        changes=data.get("changes") or [], compared=compared, rejected=t.get("rejected", []),
         gpus=t.get("compared") or [],
         infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],

@@ -108,7 +108,7 @@ def _request_data(req: PlanRequest) -> dict[str, Any]:
             "model": req.model if isinstance(req.model, str) else req.model.model_dump(mode="json"),
             "tokens": req.tokens, "target_days": req.target_days, "budget_usd": req.budget_usd,
             "candidate_gpus": list(req.candidate_gpus), "price_basis": req.price_basis, "rent_vs_buy": req.rent_vs_buy,
-            "fidelity": req.fidelity}
+            "fidelity": req.fidelity, "start_date": str(req.start_date) if req.start_date else None}
 
 
 def _training(req: PlanRequest, catalog, out: Outcome, fields: dict) -> dict[str, Any]:

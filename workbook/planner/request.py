@@ -177,6 +177,8 @@ class PlanRequest(_Strict):
     date: Optional[dt.date] = Field(None, description="date of the request (Cover, PDF footer); not today's: "
                                                      "the output stays deterministic")
     status: Literal["Draft", "For approval"] = Field("Draft", description="status printed on the Cover")
+    start_date: Optional[dt.date] = Field(None, description="when the rental starts (the Cover's ask; blank = on "
+                                                           "approval)")
     model: ModelSpec = Field(..., description="catalogue id, {arch: ...} or {params_total: ...}")
     tokens: Optional[float] = Field(None, ge=1e6, le=1e16, description="training tokens D")
     target_days: Optional[float] = Field(None, ge=0.1, le=3650, description="target training days")

@@ -41,7 +41,8 @@ def tco_at_power(power_usd: float, depreciation_usd: float, frac: float) -> floa
 
 
 def price_switch_usd_per_gpu_hour(*, budget_usd: float, gpu_hours: float) -> float:
-    """price* = budget / GPU-hours billed: the GPU-hour price at which C = budget."""
+    """price* = budget / GPU-hours billed: the GPU-hour price at which C = budget. The budget check bills the larger
+    of the run's and the target window's GPU-hours (spec 17.9.4): pass that larger figure for the check's price."""
     return budget_usd / gpu_hours
 
 

@@ -37,10 +37,11 @@ def _items() -> dict[str, str]:
         items[f"sens_{d}_swing_days"] = f"=ABS({{sens_{d}_days_high}}-{{sens_{d}_days_low}})"
     thr, tgt = "{train_tokens_per_s_per_gpu}", "{training.target_days}"
     items.update({
-        "sens_price_switch_budget_usd_per_gpu_hour": f"=IF({_B}>0,{_B}/{{train_gpu_hours}},0)",
+        "sens_price_switch_budget_usd_per_gpu_hour": f"=IF({_B}>0,{_B}/MAX({{train_gpu_hours}},{{train_gpu_hours_target}}),0)",
         "sens_thr_switch_budget_tokens_per_s_per_gpu": f"=IF({_B}>0,{thr}*{_C}/{_B},0)",
         "sens_thr_switch_deadline_tokens_per_s_per_gpu": f"={thr}*{_D}/{tgt}",
         "sens_mfu_switch_deadline_frac": f"={{train_mfu}}*{_D}/{tgt}",
+        "sens_overhead_switch_deadline_x": f"={{training.overhead_factor}}*{tgt}/{_D}",
         "sens_tokens_switch_budget": f"=IF({_B}>0,{{training.tokens}}*{_B}/{_C},0)",
         "sens_tokens_switch_deadline": f"={{training.tokens}}*{tgt}/{_D}",
         "sens_seq_switch_budget_tokens": f"=IF(AND({_B}>0,{_A}>0),{{training.seq_len}}*(1+({_B}/{_C}-1)/{_A}),0)",

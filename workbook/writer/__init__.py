@@ -152,9 +152,9 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
     # is written through a link or over an input: workbook/safe_write.py
     with safe_write.scratch_folder(xlsx.scratch_dir()) as scratch, \
             safe_write.atomic_file(output, inputs=inputs) as out_file:
-        from workbook.writer.planbook import PLAN_SHEETS, write_plan_sheets
+        from workbook.writer.planbook import plan_sheet_names, write_plan_sheets
 
-        optional = ((changelog.CHANGELOG_SHEET,) if log else ()) + (PLAN_SHEETS if plan is not None else ())
+        optional = ((changelog.CHANGELOG_SHEET,) if log else ()) + (plan_sheet_names(plan) if plan is not None else ())
         w = Writer(out_file, book, optional=optional, tmpdir=scratch)
         _write_data_sheets(w, catalog, models)
         w.title("Plan", "Plan", "Scenario inputs (blue; the header row holds the scenario names), then the selected "
@@ -182,9 +182,15 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
             w.finish_sheet(sheet, value_col(len(names) - 1), w.book.layout.next_row.get(sheet, 5))
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
-        write_cover(w, provenance, names, statuses, results)
         if plan is not None:
+            from workbook.catalog.provenance import provenance_flags
+
             plan.inputs = inputs
+            p0 = planned[0]
+            plan.flags = provenance_flags(catalog, p0.gpu.id, p0.model.id if p0.model.id in catalog.models else None,
+                                          str(inputs[0].get("cost.price_basis") or "on_demand"))
+        write_cover(w, provenance, names, statuses, results, plan, getattr(plan, "version", None))
+        if plan is not None:
             write_plan_sheets(w, names, results, plan, catalog, planned)
         if log:
             last = changelog.write_changelog(w, log, previous[0] if previous else "none")

@@ -81,6 +81,8 @@ def add_charts(w: Writer, scenario_names: list[str]) -> None:
             value_axis["name"] = f"{spec.axis_title} (logarithmic scale)"
             value_axis["min"] = 10 ** math.floor(math.log10(min(values)))
             value_axis["max"] = 10 ** math.ceil(math.log10(max(values)) + 0.3)  # room for the labels
+        elif values and min(values) >= 0:
+            value_axis["min"] = 0  # a linear axis from zero: a 20 % difference looks like 20 % (issue 23)
         chart.set_x_axis(value_axis)
         # first scenario on top; the value axis stays at the bottom
         chart.set_y_axis({"reverse": True, "crossing": "max", "num_font": {"size": 9}})

@@ -30,20 +30,33 @@ def overall_text(names: list[str], statuses: list[str], failed: list[float]) -> 
 
 
 def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], statuses: list[str],
-                results: list[dict[str, float]]) -> None:
+                results: list[dict[str, float]], plan=None, version: int | None = None) -> None:
+    """The Cover. A plan's Cover opens with the one-page ask (workbook.writer.cover_ask), which alone is printed;
+    the workbook's status, provenance, legend and how-to follow below it."""
     ws = w.ws[SHEET]
     lay = w.book.layout
     n = len(names)
-    ws.set_column(0, 0, 30)
-    ws.set_column(1, 1, 34)
-    ws.set_column(2, 2, 100)
-    w.text(SHEET, 0, 0, "AI-infrastructure planning workbook", "title", "label")
-    w.text(SHEET, 1, 0, "Every number is a live formula; change the blue inputs on Plan, Hardware, Efficiency, "
-           "Models and Defaults. The Summary sheet has the answers.", "subtitle", "label")
+    top, printed = 0, None
+    if plan is not None:
+        from workbook.writer.cover_ask import FIRST_PAGE_ROWS, TERMS, write_ask
+
+        printed = write_ask(w, names, results, plan, version)
+        from workbook.writer.cover_ask import LIGHTS
+
+        top = FIRST_PAGE_ROWS + len(TERMS) + len(LIGHTS) + 7
+        w.text(SHEET, top, 0, "About this workbook (on screen; the printed Cover is the ask above)", "block", "label")
+        top += 1
+    else:
+        ws.set_column(0, 0, 30)
+        ws.set_column(1, 1, 34)
+        ws.set_column(2, 2, 100)
+    w.text(SHEET, top, 0, "AI-infrastructure planning workbook", "title" if plan is None else "block", "label")
+    w.text(SHEET, top + 1, 0, "Every number is a live formula; change the blue inputs on Plan, Hardware, Efficiency, "
+           "Models and Defaults. The Summary sheet has the answers.", "subtitle" if plan is None else "text", "label")
     flags = _row_range("Checks", lay.rows["scenario_failed_flag"][1], n)
     status = _row_range("Checks", lay.rows["scenario_status"][1], n)
     heads = _row_range("Plan", HEADER_ROW, n)
-    row = 3
+    row = top + 3
     w.text(SHEET, row, 0, "Master check", "block", "label")
     overall = (f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&INDEX({heads},1,MATCH(1,{flags},0))'
                f'&": "&INDEX({status},1,MATCH(1,{flags},0)))')
@@ -106,4 +119,4 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     ):
         row += 1
         w.text(SHEET, row, 1, line, "text", "text")
-    w.finish_sheet(SHEET, 2, row, landscape=True)
+    w.finish_sheet(SHEET, 5 if printed is not None else 2, printed if printed is not None else row, landscape=True)

@@ -20,6 +20,8 @@ SHEET_ORDER = [
     "Assumptions",
     "Cost Breakdown",
     "Rejected",
+    "Glossary",
+    "Changes",
     "Hardware",
     "Efficiency",
     "Engines",
@@ -45,10 +47,10 @@ SHEET_ORDER = [
 #: sheets written only when they have something to say (workbook/writer/changelog.py)
 OPTIONAL_SHEETS = ("Changelog",)
 #: the plan workbook's sheets (workbook/writer/planbook.py): written when the build gets a plan
-OPTIONAL_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected")
+OPTIONAL_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected", "Glossary", "Changes")
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
-OUTPUT_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected")
+OUTPUT_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected", "Glossary", "Changes")
 #: the catalogue and the constants: input and constant cells only
 DATA_SHEETS = ("Hardware", "Efficiency", "Engines", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order

@@ -16,9 +16,12 @@ from workbook.writer.layout import HEADER_ROW, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
 
 RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED = "Recommendation", "Assumptions", "Cost Breakdown", "Rejected"
-PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED)
-#: the PDF's sheets, in order
-PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, "Sensitivity")
+GLOSSARY = "Glossary"
+PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED, GLOSSARY)
+#: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
+#: what moves it, the money by year, the owned alternative, the checks, what was rejected, the words
+CHANGES = "Changes"
+PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", BREAKDOWN, "TCO", "Checks", REJECTED, GLOSSARY)
 HEAD = 3  # 0-based header row of each plan sheet
 
 
@@ -30,6 +33,17 @@ class PlanBook:
     data: dict[str, Any]  # Outcome.data
     set_by_request: list[set[str]] = field(default_factory=list)  # per column: dotted input keys set
     inputs: list[dict[str, Any]] = field(default_factory=list)  # per column: the Plan inputs as written
+    flags: list = field(default_factory=list)  # catalog.provenance flags of the recommended column
+
+    @property
+    def version(self) -> int:
+        """This plan's version (workbook.planner.versions): 1, or one more than the plan it replaced."""
+        return int(self.data.get("version") or 1)
+
+    @property
+    def changes(self) -> list:
+        """(what, item, before, after) since the plan this one replaced."""
+        return list(self.data.get("changes") or [])
 
 
 def _ref(w: Writer, name: str, i: int = 0) -> str:
@@ -43,10 +57,31 @@ def _link(w: Writer, sheet: str, row: int, col: int, name: str, results: list[di
     column is in error (as on the Summary): a blank input would otherwise show an error value or a plausible 0.
     Links to the Plan inputs themselves stay plain."""
     value = results[i].get(name) if cached is None else cached
-    fmt = ("#,##0.00" if unit == "days" else styles.number_format(unit, [value])) if isinstance(value, float) else None
+    fmt = plan_format(unit, value)
     ref = _ref(w, name, i)
     formula = "=" + ref if w.book.layout.rows[name][0] == "Plan" else guarded(w, ref, i)
     w.formula(sheet, row, col, formula, value if value is not None else "", "link", key=name, num_format=fmt)
+
+
+#: the plan sheets' one format per unit: days to one decimal, money in whole dollars (cents below $100 a unit:
+#: a GPU-hour price), shares as percentages
+DAYS_FORMAT, USD_FORMAT = "#,##0.0", "$#,##0"
+
+
+def plan_format(unit: str, value: Any) -> str | None:
+    """The number format of a plan sheet's figure of *unit* (None for text)."""
+    if not isinstance(value, float):
+        return None
+    if unit == "days":
+        return DAYS_FORMAT
+    if unit in ("USD", "USD/year", "USD/month", "USD/day"):
+        return USD_FORMAT
+    return styles.number_format(unit, [value])
+
+
+def unit_text(unit: str) -> str:
+    """The unit as a plan sheet prints it: a fraction shows as a percentage, so its unit reads "%"."""
+    return "%" if unit == "fraction" else unit
 
 
 def guarded(w: Writer, expr: str, i: int) -> str:
@@ -70,7 +105,8 @@ _REC = [
         ("Contingency (apart from the cost)", "sens_contingency_usd", "USD"),
         ("Rent with contingency", "sens_cost_with_contingency_usd", "USD"),
         ("Budget", "sens_budget_usd", "USD"),
-        ("Budget headroom (against the larger of run and target window)", "budget_headroom_usd", "USD"),
+        ("Budget headroom (budget - rent committed: the larger of the run and the target window)",
+         "budget_headroom_usd", "USD"),
         ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h")]),
     ("The ask: buy (capex in year 1, opex every year; by year below)", [
         ("Servers (capex, one-off, year 1)", "tco_server_capex_usd", "USD"),
@@ -112,8 +148,11 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     if not srv.trains(plan):
         return srv.write_serving_recommendation(w, names, results, plan)
     sheet = RECOMMENDATION
-    w.title(sheet, f"Recommendation: {names[0]}", f"Request {plan.request_id}: the recommended plan (the first "
-            "scenario column), live from its sheets; the alternatives beside it.")
+    from workbook.writer.cover_ask import live_title
+
+    live_title(w, sheet, results, plan)
+    w.text(sheet, 1, 0, f"Request {plan.request_id}: the recommended plan (the first scenario column, layout "
+           f"{names[0]}), live from its sheets; the alternatives beside it.", "subtitle", "label")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
     row = HEAD
     for title, rows in _REC:
@@ -125,10 +164,16 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
     # beside the plan: the alternatives (every scenario column), so the page holds both
     row, col0 = HEAD, 5  # the names share the table's header row
     w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
+    from workbook.writer.cover_ask import readable_name, readable_name_formula
+
+    for i, n in enumerate(names):
+        w.formula(sheet, row, col0 + 1 + i, "=" + readable_name_formula(w, i), readable_name(
+            plan.inputs[i], results[i]["train_gpus_billed"]), "link", key="readable_name", style="header")
+    row += 1
+    w.text(sheet, row, col0, "Layout (scenario name)", "label", "label")
     for i, n in enumerate(names):
         w.formula(sheet, row, col0 + 1 + i, f"=Plan!{xl_rowcol_to_cell(HEADER_ROW, value_col(i))}", n, "link",
-                  key="name", style="header")
-    row += 1
+                  key="name", style="source")
     for label, name, unit in _WHY:
         row += 1
         w.text(sheet, row, col0, f"{label} ({unit})" if unit not in ("id", "count") else label, "label", "label")
@@ -149,7 +194,7 @@ def line_rows(w: Writer, sheet: str, row: int, rows: list[tuple[str, str, str]],
         row += 1
         w.text(sheet, row, 0, label, "label", "label")
         _link(w, sheet, row, 1, name, results, i, unit=unit, cached=_cached(name, results, plan, i))
-        w.text(sheet, row, 2, unit, "unit", "unit")
+        w.text(sheet, row, 2, unit_text(unit), "unit", "unit")
         w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
     return row
 
@@ -177,8 +222,7 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
     names = {s: [("tco_capex_usd" if k == 1 else None) if s == "capex" else key(k, s) for k in YEARS]
              for _, s in columns}
     # one number format per column, from all its years (whole dollars down the column, not $0.00 past the horizon)
-    fmts = {s: styles.number_format("fraction" if s == "frac" else "USD", [results[i][n] for n in ns if n])
-            for s, ns in names.items()}
+    fmts = {s: ("0.0%" if s == "frac" else USD_FORMAT) for s in names}
     for j, k in enumerate(YEARS):
         row += 1
         w.text(sheet, row, 0, f"Year {k}", "label", "label")
@@ -204,19 +248,42 @@ def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
 
 
-def _source(key: str, plan: PlanBook, catalog, gpu, model) -> tuple[str, str]:
-    """(source, as-of) of one input of the recommended plan."""
+#: Plan inputs the planner's layout search chooses (within the request's constraints), not the request itself
+PLANNER_KEYS = frozenset({
+    "gpu", "training.num_gpus", "training.tp", "training.pp", "training.cp", "training.ep", "training.etp",
+    "training.micro_batch", "training.grad_accum", "training.zero_stage", "training.recompute",
+    "training.precision", "training.virtual_stages", "training.pipeline_schedule", "training.last_stage_layers",
+    "inference.tp", "inference.ep", "inference.replicas", "inference.disaggregated", "inference.prefill_ep",
+    "inference.batch"})
+
+
+def _source(key: str, plan: PlanBook, catalog, gpu, model, note: str = "") -> tuple[str, str]:
+    """(source, as-of) of one input of the recommended plan: the catalogue record, the request, the planner's
+    search, a catalogue default, or the tool's default (with the input's own note: the publication it follows)."""
     field_ = key.split(".")[-1]
-    if key in plan.set_by_request[0]:
-        return f"request {plan.request_id}", plan.data.get("request", {}).get("date") or "-"
+    date = plan.data.get("request", {}).get("date") or "-"
     if key == "gpu":
-        return gpu.source, str(gpu.as_of)
+        return f"chosen by the planner's search among the request's GPUs; record: {gpu.name}: {gpu.source}", \
+            str(gpu.as_of)
     if key == "model":
-        return model.source, str(model.as_of)
+        return f"request {plan.request_id}; record: {model.name}: {model.source}", str(model.as_of)
+    if key in PLANNER_KEYS and key in plan.set_by_request[0]:
+        return f"chosen by the planner's layout search within the constraints of request {plan.request_id}", date
+    if key in plan.set_by_request[0]:
+        return f"request {plan.request_id}", date
     rec = catalog.defaults.records.get(field_)
     if rec is not None:
-        return f"default (catalog/defaults.yaml): {rec.source}", str(rec.as_of)
-    return "default (workbook/scenario/model.py)", "-"
+        return f"catalogue default ({field_}): {rec.source}", str(rec.as_of)
+    return "tool default" + (f" ({note})" if note else " (not in the catalogue; set it in the request)"), "-"
+
+
+def price_source(gpu, basis: str) -> tuple[str, str]:
+    """(source, as-of) of the GPU-hour price of *basis*: the GPU record's field source (the price page)."""
+    from workbook.catalog.provenance import PRICE_FIELD_BY_BASIS
+
+    field_ = PRICE_FIELD_BY_BASIS.get(basis, "")
+    text = gpu.field_sources.get(field_) or gpu.source
+    return f"{gpu.name}, {basis} price: {text}", str(gpu.as_of)
 
 
 #: Plan inputs that only a training run reads (its layout, storage IO, the budget against the training cost)
@@ -247,9 +314,15 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
                                " (training: the serving inputs left out)")
     w.title(sheet, "Assumptions", f"Every input of the recommended plan{what} (request {plan.request_id}): the value "
             "in use (a link to Plan, or to the Defaults value a blank input takes), unit, source and as-of date.")
-    _header(w, sheet, ("Input", "Value", "Unit", "Source", "As of", "Key"), (46, 16, 12, 70, 11, 30))
+    _header(w, sheet, ("Input", "Value", "Unit", "Source", "As of", "Key", "Flag"), (46, 16, 12, 70, 11, 30, 12))
     row = HEAD
     d_names = set(catalog.defaults.records)
+    from workbook.catalog.provenance import provenance_flags
+
+    basis = str(plan.inputs[0].get("cost.price_basis") or "on_demand")
+    flags = provenance_flags(catalog, gpu.id, model.id if model.id in catalog.models else None, basis)
+    flagged = {"gpu": [f for f in flags if not f.record.startswith("models.yaml")],
+               "model": [f for f in flags if f.record.startswith("models.yaml")]}
     for r in input_rows():
         if r.key == "name" or r.key not in w.book.layout.rows or not applies(r.key, t, s):
             continue
@@ -259,17 +332,42 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
         field_ = r.key.split(".")[-1]
         if value is None and field_ in d_names:
             v = float(catalog.defaults.value(field_))
-            w.formula(sheet, row, 1, f"=d_{field_}", v, "link", key=r.key, num_format=styles.number_format(r.unit, [v]))
+            w.formula(sheet, row, 1, f"=d_{field_}", v, "link", key=r.key, num_format=plan_format(r.unit, v))
         elif value is None:
             w.text(sheet, row, 1, "blank (none)" if r.optional else "blank", "text", "text")
         else:
             _link(w, sheet, row, 1, r.key, results, unit=r.unit, cached=_cached(r.key, results, plan))
-        src, as_of = _source(r.key, plan, catalog, gpu, model)
-        w.text(sheet, row, 2, r.unit, "unit", "unit")
+        src, as_of = _source(r.key, plan, catalog, gpu, model, r.note)
+        w.text(sheet, row, 2, unit_text(r.unit), "unit", "unit")
         w.text(sheet, row, 3, src, "text", "text")
         w.text(sheet, row, 4, as_of, "text", "text")
         w.text(sheet, row, 5, r.key, "key", "key")
-    w.finish_sheet(sheet, 5, row)
+        if flagged.get(r.key):
+            w.text(sheet, row, 6, "/".join(sorted({f.status for f in flagged[r.key]})), "check", "text")
+    row += 1  # the price in use: the catalogue's price of the basis, or the request's
+    w.text(sheet, row, 0, "GPU-hour price in use", "label", "label")
+    _link(w, sheet, row, 1, "gpu_hour_usd", results, unit="USD/GPU-h")
+    src, as_of = (_source("cost.gpu_hour_usd", plan, catalog, gpu, model) if plan.inputs[0].get("cost.gpu_hour_usd")
+                  is not None else price_source(gpu, basis))
+    w.text(sheet, row, 2, "USD/GPU-h", "unit", "unit")
+    w.text(sheet, row, 3, src, "text", "text")
+    w.text(sheet, row, 4, as_of, "text", "text")
+    w.text(sheet, row, 5, "gpu_hour_usd", "key", "key")
+    price_flags = [f for f in flags if f.field.startswith("price_")]
+    if price_flags:
+        w.text(sheet, row, 6, price_flags[0].status, "check", "text")
+    row += 2
+    w.text(sheet, row, 0, "Estimated or assumed catalogue values this plan rests on", "block", "label")
+    for f in flags or []:
+        row += 1
+        w.text(sheet, row, 0, f.text, "label", "label")
+        w.text(sheet, row, 3, f"{f.record} {f.field}: {f.source}", "text", "text")
+        w.text(sheet, row, 6, f.status, "check", "text")
+    if not flags:
+        row += 1
+        w.text(sheet, row, 0, "none: every value of the GPU, its step-time factors, price and model is published "
+               "or measured", "label", "label")
+    w.finish_sheet(sheet, 6, row)
 
 
 _BREAKDOWN = [
@@ -363,7 +461,7 @@ def write_breakdown(w: Writer, results: list[dict], plan: PlanBook) -> None:
             row += 1
             w.text(sheet, row, 0, label, "label", "label")
             _link(w, sheet, row, 1, name, results, unit=unit)
-            w.text(sheet, row, 2, unit, "unit", "unit")
+            w.text(sheet, row, 2, unit_text(unit), "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
     row = _year_table(w, sheet, row, "TCO by year (buy; rent beside; years past the horizon 0)", _BY_YEAR, results)
     w.finish_sheet(sheet, len(_BY_YEAR), row)
@@ -380,13 +478,25 @@ def write_rejected(w: Writer, plan: PlanBook) -> None:
     for r in plan.data.get("training", {}).get("rejected", []):
         row += 1
         c = r["closest"]
-        for col, text in enumerate((r["label"], f"{r['count']:,}", c["gpu"], c["layout"], f"{c['value']:,.6g}",
-                                    f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
-            w.text(sheet, row, col, text, "text", "text")
+        rejected_row(w, sheet, row, r["label"], r)
     from workbook.writer.planbook_serving import write_serving_rejected
 
     row = write_serving_rejected(w, plan, row)
     w.finish_sheet(sheet, 7, max(row, HEAD + 1))
+
+
+def rejected_row(w: Writer, sheet: str, row: int, label: str, r: dict) -> None:
+    """One check's rejections: label, count, closest GPU and layout as text; value, limit, excess as numbers."""
+    c = r["closest"]
+    w.text(sheet, row, 0, label, "text", "text")
+    w.number(sheet, row, 1, float(r["count"]), "calc", "calc", num_format="#,##0")
+    w.text(sheet, row, 2, c["gpu"], "text", "text")
+    w.text(sheet, row, 3, c["layout"], "text", "text")
+    for col, key in ((4, "value"), (5, "limit")):
+        w.number(sheet, row, col, float(c[key]), "calc", "calc",
+                 num_format=plan_format(c["unit"], float(c[key])) or "General")
+    w.text(sheet, row, 6, unit_text(c["unit"]), "unit", "unit")
+    w.number(sheet, row, 7, float(c["excess_frac"]), "calc", "calc", num_format="+0.0%;-0.0%")
 
 
 def footer(plan: PlanBook) -> str:
@@ -398,12 +508,70 @@ def footer(plan: PlanBook) -> str:
     return FOOTER.replace("&L&8&F", f"&L&8&F, workbook {__version__}, {date}")
 
 
+def plan_sheet_names(plan: PlanBook) -> tuple[str, ...]:
+    """The plan sheets of this plan: a re-plan (version 2 on) adds the Changes sheet."""
+    return PLAN_SHEETS + ((CHANGES,) if plan.version > 1 else ())
+
+
+def write_changes(w: Writer, plan: PlanBook) -> None:
+    """What changed since the plan this one replaced: request fields, catalogue files, results (text)."""
+    sheet = CHANGES
+    w.title(sheet, f"Changes: version {plan.version} against version {plan.version - 1}", "The request's fields, the "
+            "catalogue files (hashes) and the results that differ from the plan this one replaced (its files are kept "
+            "as <request id>.backup-N.*).")
+    _header(w, sheet, ("What", "Item", "Before", "After"), (12, 50, 40, 40))
+    row = HEAD
+    for what, item, before, after in plan.changes or [("-", "nothing changed", "-", "-")]:
+        row += 1
+        for col, text in enumerate((what, item, before, after)):
+            w.text(sheet, row, col, text, "text", "text")
+    w.finish_sheet(sheet, 3, row)
+
+
 def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: PlanBook, catalog, planned) -> None:
     write_recommendation(w, names, results, plan)
     write_assumptions(w, results, plan, catalog, planned[0].gpu, planned[0].model)
     write_breakdown(w, results, plan)
     write_rejected(w, plan)
+    from workbook.writer.planbook_glossary import write_glossary
     from workbook.writer.printing import HEADER_FOOTER_MARGIN_IN
+
+    write_glossary(w)
+    if plan.version > 1:
+        write_changes(w, plan)
+    purpose_print_area(w, plan)
 
     for sheet in PDF_SHEETS:
         w.ws[sheet].set_footer(footer(plan), {"margin": HEADER_FOOTER_MARGIN_IN})
+
+
+def purpose_print_area(w: Writer, plan: PlanBook) -> None:
+    """A plan of one purpose prints only its own Sensitivity block (and the charts below the rows): the block of the
+    other purpose (computed from defaults nobody asked for) stays on screen, out of the print area and the PDF."""
+    import re
+
+    from workbook.calc import sensitivity, serving_sensitivity
+    from workbook.writer.planbook_serving import serves, trains
+
+    t, s = trains(plan), serves(plan)
+    if t == s:
+        return
+    ws = w.ws["Sensitivity"]
+    m = re.search(r"\$([A-Z]+)\$(\d+)$", ws.print_area_range or "")
+    if not m:
+        return
+    rows = w.book.layout.rows
+
+    def span(mod) -> tuple[int, int]:
+        got = [rows[q.name][1] for q in mod.QUANTITIES if q.name in rows and rows[q.name][0] == "Sensitivity"]
+        return min(got), max(got)
+
+    asked, other = (span(sensitivity), span(serving_sensitivity)) if t else (span(serving_sensitivity),
+                                                                             span(sensitivity))
+    col, last = m.group(1), int(m.group(2))
+    sheet = quote_sheet("Sensitivity")
+    first_end = asked[1] + 1 if asked[1] < other[0] else other[0] - 1  # 1-based last row before the other block
+    areas = [f"{sheet}!$A$1:${col}${first_end}"]
+    if other[1] + 2 <= last:  # what follows the other block: the asked block (serving first) or the charts
+        areas.append(f"{sheet}!$A${other[1] + 2}:${col}${last}")
+    ws.print_area_range = ",".join(areas)

@@ -96,17 +96,17 @@ def serves(plan) -> bool:
 
 def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: int) -> None:
     from workbook.planner.serving_search import HOURS_PER_MONTH
-    from workbook.writer.planbook import _ref, guarded
+    from workbook.writer.planbook import USD_FORMAT, _ref, guarded
 
     v = results[i]["infer_hourly_cost_usd"] * HOURS_PER_MONTH
     month = f"{_ref(w, 'infer_hourly_cost_usd', i)}*c_hours_per_year/c_cost_months_per_year"
     w.formula(sheet, row, col, guarded(w, month, i), v, "link", key="infer_monthly_cost_usd",
-              num_format=styles.number_format("USD", [v]))
+              num_format=USD_FORMAT)
 
 
 def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int) -> int:
     """The serving plan and its comparison from ``row`` down; returns the last row written."""
-    from workbook.writer.planbook import RECOMMENDATION, _cached, _link
+    from workbook.writer.planbook import RECOMMENDATION, _cached, _link, unit_text
 
     cols = serving_columns(names, plan)
     sheet = RECOMMENDATION
@@ -124,7 +124,7 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
         row += 1
         w.text(sheet, row, 0, label, "label", "label")
         _link(w, sheet, row, 1, name, results, i0, unit=unit, cached=_cached(name, results, plan, i0))
-        w.text(sheet, row, 2, unit, "unit", "unit")
+        w.text(sheet, row, 2, unit_text(unit), "unit", "unit")
         w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
         if name == "infer_hourly_cost_usd":
             row += 1
@@ -178,8 +178,12 @@ def write_serving_recommendation(w: Writer, names: list[str], results: list[dict
     sheet = RECOMMENDATION
     cols = serving_columns(names, plan)
     first = names[cols[0]] if cols else names[0]
-    w.title(sheet, f"Recommendation: {first}", f"Request {plan.request_id}: the recommended serving plan, live from "
-            "its scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.")
+    from workbook.writer.cover_ask import live_title
+
+    live_title(w, sheet, results, plan, cols[0] if cols else 0, "srv_gpus_in_use", "srv_gpus_in_use")
+    w.text(sheet, 1, 0, f"Request {plan.request_id}: the recommended serving plan (layout {first}), live from its "
+           "scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.",
+           "subtitle", "label")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
     row = write_serving_block(w, names, results, plan, HEAD + 2)
     w.finish_sheet(sheet, 3, row)
@@ -187,13 +191,10 @@ def write_serving_recommendation(w: Writer, names: list[str], results: list[dict
 
 def write_serving_rejected(w: Writer, plan, row: int) -> int:
     """The serving search's rejections by check (text) below the training ones; returns the last row."""
-    from workbook.writer.planbook import REJECTED
+    from workbook.writer.planbook import REJECTED, rejected_row
 
     rows: list[dict[str, Any]] = (plan.data.get("serving") or {}).get("rejected") or []
     for r in rows:
         row += 1
-        c = r["closest"]
-        for col, text in enumerate((f"Serving: {r['label']}", f"{r['count']:,}", c["gpu"], c["layout"],
-                                    f"{c['value']:,.6g}", f"{c['limit']:,.6g}", c["unit"], f"{c['excess_frac']:+.1%}")):
-            w.text(REJECTED, row, col, text, "text", "text")
+        rejected_row(w, REJECTED, row, f"Serving: {r['label']}", r)
     return row

@@ -22,10 +22,13 @@ from workbook.writer.xlsx import Writer
 
 SHEET = "Sensitivity"
 #: data label positions (-step, +step). Changes of cost lie either side of 0: each label inside its bar at 0, so that
-#: none reaches past the plot over the driver names. Days overlap from 0: the -step label inside its bar's end, the
-#: +step label at its base, so that two near values (57.8 and 59.5 days) do not print over each other.
+#: none reaches past the plot over the driver names. Days start at the base value: each label outside its bar's end,
+#: on its own side, so that two near values (57.8 and 59.5 days) do not print over each other.
 LABELS_EITHER_SIDE = ("inside_base", "inside_base")
-LABELS_OVERLAID = ("inside_end", "inside_base")
+LABELS_OVERLAID = ("outside_end", "outside_end")
+#: the base value of a tornado of absolute values (row template of its -step bars -> the base row): its bars start
+#: there (the value axis crosses the driver axis at the base, as built), so each bar shows its own side
+BASES = {"sens_{d}_days_low": "sens_days"}
 #: a change of the cost per 1M output tokens: cents matter ($0.152)
 PER_1M_LABEL = "$#,##0.000"
 
@@ -50,8 +53,12 @@ def _chart(w: Writer, title: str, axis: str, fmt: str, drivers: list[str], low: 
             "fill": {"color": color}, "overlap": 100, "gap": 40,
             "data_labels": {"value": True, "num_format": fmt, "font": {"size": 8}, "position": pos},
         })
-    chart.set_x_axis({"name": axis, "num_format": fmt, "num_font": {"size": 9}, "name_font": {"size": 10},
-                      "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}})
+    x_axis = {"name": axis, "num_format": fmt, "num_font": {"size": 9}, "name_font": {"size": 10},
+              "major_gridlines": {"visible": True, "line": {"color": "#D9D9D9"}}}
+    base = first.get(BASES.get(low, ""), {}).get(col)
+    if base:  # absolute values (days): the bars start at the base value and run to each side
+        x_axis["crossing"] = base
+    chart.set_x_axis(x_axis)
     chart.set_y_axis({"reverse": True, "num_font": {"size": 9}, "label_position": "low"})
     chart.set_title({"name": title, "name_font": {"size": 12}})
     chart.set_legend({"position": "bottom"})
@@ -100,7 +107,10 @@ def add_tornado(w: Writer, names: list[str], cols: tuple[int | None, int | None]
     for k, spec in enumerate(specs(None if train is None else names[train], None if serve is None else names[serve])):
         chart, height = _chart(w, *spec, col=train if k < n_train else serve)
         anchor = lay.next_row.get(SHEET, 5) + 2
-        w.ws[SHEET].insert_chart(anchor, 0, chart, {"x_offset": 4, "y_offset": 4})
+        # a caption above each chart: its page is never empty (LibreOffice leaves out a print range's pages with
+        # no cell content, charts or not)
+        w.text(SHEET, anchor, 0, spec[0].split(" (")[0], "block", "label")
+        w.ws[SHEET].insert_chart(anchor + 1, 0, chart, {"x_offset": 4, "y_offset": 4})
         breaks.append(anchor)
-        lay.next_row[SHEET] = anchor + math.ceil(height / ROW_PX) + 1
+        lay.next_row[SHEET] = anchor + 1 + math.ceil(height / ROW_PX) + 1
     w.ws[SHEET].set_h_pagebreaks(breaks)

@@ -1,0 +1,126 @@
+"""Plan versions (issue 23): ``plan --force`` never destroys an earlier plan. The earlier workbook, PDF, Markdown and
+record move to ``<id>.backup-N.<ext>`` (N the first number free for all of them, as ``build`` names its backups),
+and the new plan is version N + 1. Each plan writes a small record beside it (``<id>.plan.json``: the request's
+fields, the catalogue files' hashes, the results); a re-plan compares it with the earlier record and lists what
+changed (inputs, catalogue, results) on the workbook's Changes sheet and in the Markdown.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+#: the files of one plan, by suffix (the record last)
+SUFFIXES = (".xlsx", ".pdf", ".md", ".plan.json")
+#: result figures compared between versions: (label, section, key)
+RESULTS = (("Training: GPU", "training", "gpu"), ("Training: GPUs", "training", "num_gpus"),
+           ("Training: layout", "training", "layout"), ("Training: days", "training", "train_days"),
+           ("Training: rent for the run (USD)", "training", "train_cost_usd"),
+           ("Training: budget headroom (USD)", "training", "budget_headroom_usd"),
+           ("Serving: GPU", "serving", "gpu"), ("Serving: GPUs", "serving", "num_gpus"),
+           ("Serving: layout", "serving", "layout"), ("Serving: USD per month", "serving", "usd_per_month"))
+
+
+def files(path: Path) -> list[Path]:
+    """The plan's files beside the workbook *path*."""
+    return [path.with_name(path.stem + s) for s in SUFFIXES]
+
+
+def _backup_number(path: Path) -> int:
+    n = 1
+    while any(path.with_name(f"{path.stem}.backup-{n}{s}").exists() for s in SUFFIXES):
+        n += 1
+    return n
+
+
+def back_up(path: Path) -> tuple[int, dict | None]:
+    """Move the earlier plan's files to ``<id>.backup-N.<ext>``; returns (the new plan's version, the earlier
+    record or None). Version 1 when there is no earlier plan."""
+    existing = [p for p in files(path) if p.exists()]
+    if not existing:
+        return 1, None
+    record = read_record(path)
+    n = _backup_number(path)
+    for p, s in zip(files(path), SUFFIXES):
+        if p.exists():
+            os.replace(p, path.with_name(f"{path.stem}.backup-{n}{s}"))
+    version = int(record.get("version", n)) + 1 if record else n + 1
+    return version, record
+
+
+def read_record(path: Path) -> dict | None:
+    p = files(path)[-1]
+    try:
+        return json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(d, dict):
+        out: dict[str, Any] = {}
+        for k, v in d.items():
+            out.update(_flat(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: d if isinstance(d, (int, float, str, bool)) or d is None else json.dumps(d, default=str)}
+
+
+def record(request_file: str | None, catalog_dir: Path, data: dict, version: int) -> dict:
+    """What a later plan compares with: the request's fields, the catalogue files' hashes, the results."""
+    import yaml
+
+    req = yaml.safe_load(Path(request_file).read_text()) if request_file else {}
+    cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(Path(catalog_dir).glob("*.yaml"))}
+    res = {}
+    for label, section, key in RESULTS:
+        rec = (data.get(section) or {}).get("recommended") or {}
+        if key in rec:
+            res[label] = rec[key]
+    return {"version": version, "request": _flat(req or {}), "catalogue": cat, "results": res}
+
+
+def changes(before: dict | None, after: dict) -> list[tuple[str, str, str, str]]:
+    """(what, item, before, after) for every request field, catalogue file and result that differs."""
+    if not before:
+        return []
+    out = []
+    for what, key in (("input", "request"), ("catalogue", "catalogue"), ("result", "results")):
+        a, b = before.get(key) or {}, after.get(key) or {}
+        for item in sorted(set(a) | set(b), key=str):
+            if a.get(item) != b.get(item):
+                out.append((what, item, _show(a.get(item), item), _show(b.get(item), item)))
+    return out
+
+
+def _show(v: Any, item: str = "") -> str:
+    """A value as the plan shows it: whole dollars, days to one decimal."""
+    if v is None:
+        return "-"
+    if isinstance(v, float) and "USD" in item:
+        return f"${v:,.0f}"
+    if isinstance(v, float) and "days" in item:
+        return f"{v:,.1f}"
+    if isinstance(v, float):
+        return f"{v:,.6g}"
+    return str(v)
+
+
+def write_record(path: Path, rec: dict) -> Path:
+    out = files(path)[-1]
+    tmp = out.with_name(f".{out.name}.part")
+    tmp.write_text(json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n")
+    tmp.replace(out)
+    return out
+
+
+def prepare(path: Path, force: bool, request_file: str | None, catalog_dir: Path, data: dict) -> dict:
+    """Before a plan is written: back up an earlier one (with ``force``; without it the CLI has refused already),
+    put the version and the changes since the earlier one into *data*; returns the record to write after it."""
+    version, before = back_up(path) if force else (1, None)
+    rec = record(request_file, catalog_dir, data, version)
+    data["version"] = version
+    data["changes"] = [list(c) for c in changes(before, rec)]
+    return rec

@@ -1,0 +1,57 @@
+"""The plan workbook's Glossary sheet (issue 23): the abbreviations a budget holder meets in the plan, in plain
+words, with where each is defined. Text only."""
+
+from __future__ import annotations
+
+from workbook.writer.xlsx import Writer
+
+GLOSSARY = "Glossary"
+#: (term, meaning, where it is defined)
+TERMS = (
+    ("GPU-hour", "One GPU rented for one hour; rent = GPUs billed x hours x price per GPU-hour.", "Cost sheet"),
+    ("Price basis", "The kind of rental price: on-demand (no commitment), reserved (a 1- or 3-year commitment) "
+     "or spot (interruptible).", "Cover, Hardware sheet"),
+    ("Budget headroom", "Budget minus the rent committed: the larger of the rent for the run and the rent of the "
+     "GPUs reserved for the whole target window. Negative = over budget.", "Cost sheet"),
+    ("Switching value", "The value of one driver at which a check flips (the deadline is missed or the budget is "
+     "exceeded), all else equal.", "Sensitivity sheet"),
+    ("TCO", "Total cost of ownership of buying the cluster: capex (servers, network) plus opex (power with PUE, "
+     "storage, staff, support) over the depreciation horizon.", "TCO sheet"),
+    ("Capex / opex", "Capital expenditure (one-off purchases) / operating expenditure (recurring costs).",
+     "TCO sheet"),
+    ("PUE", "Power usage effectiveness: data-centre power over IT power (1.0 = no cooling overhead).",
+     "Defaults sheet"),
+    ("TP", "Tensor parallelism: each layer's matrices split over TP GPUs of one node.", "Plan sheet; spec 17.6"),
+    ("PP", "Pipeline parallelism: the layers split into PP stages on different GPUs.", "Plan sheet; spec 17.6"),
+    ("DP", "Data parallelism: DP copies of the model, each on its share of every batch.", "Plan sheet; spec 17.6"),
+    ("CP", "Context parallelism: each sequence split over CP GPUs (long contexts).", "Plan sheet"),
+    ("EP", "Expert parallelism: the experts of a mixture-of-experts model spread over EP GPUs.", "Plan sheet"),
+    ("ZeRO", "Zero Redundancy Optimizer, stages 1-3: the optimizer state (1), gradients (2) and weights (3) "
+     "sharded over the DP GPUs instead of copied.", "ZeRO sheet; spec 17.4.8"),
+    ("Recompute", "Activation recomputation: activations dropped in the forward pass and recomputed in the "
+     "backward pass, trading compute for memory (none, selective, full).", "Activations sheet; spec 17.4.6"),
+    ("MFU", "Model FLOPs utilisation: the model's useful FLOPs per second over the GPUs' peak; 40-50 % is good "
+     "for large training runs.", "Step Time sheet; spec 17.5.2"),
+    ("TTFT", "Time to first token: from a request's arrival to its first output token (prompt processing).",
+     "Inference sheet; spec 17.8"),
+    ("TPOT", "Time per output token: the time between two output tokens of one request (decode speed).",
+     "Inference sheet; spec 17.8"),
+    ("KV cache", "The attention keys and values kept per token of every request being served.",
+     "KV Cache sheet"),
+)
+
+
+def write_glossary(w: Writer) -> None:
+    sheet = GLOSSARY
+    w.title(sheet, "Glossary", "The terms and abbreviations of this plan, in plain words.")
+    for col, (head, width) in enumerate((("Term", 18), ("Meaning", 100), ("Where", 28))):
+        w.text(sheet, 3, col, head, "header", "header")
+        w.ws[sheet].set_column(col, col, width)
+    w.set_table_header(sheet, 3, 1)
+    row = 3
+    for term, meaning, where in TERMS:
+        row += 1
+        w.text(sheet, row, 0, term, "label", "label")
+        w.text(sheet, row, 1, meaning, "text", "text")
+        w.text(sheet, row, 2, where, "source", "source")
+    w.finish_sheet(sheet, 2, row)
