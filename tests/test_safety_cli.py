@@ -259,10 +259,12 @@ def test_plan_force_backs_up_an_edited_output(tmp_path: Path, monkeypatch, capsy
     assert main(["plan", str(REQUEST), "-o", str(out), "--force"]) == 0
     assert "17.9.4-70b-h800.backup-1.md" in capsys.readouterr().out
     assert (out / "17.9.4-70b-h800.backup-1.md").read_text() == "edited by hand"
-    assert workbook.read_bytes() == first  # the unedited workbook is replaced without a backup (the build log)
-    assert sorted(p.name for p in out.iterdir()) == [".workbook-builds.json", "17.9.4-70b-h800.backup-1.md",
-                                                      "17.9.4-70b-h800.md", "17.9.4-70b-h800.pdf",
-                                                      "17.9.4-70b-h800.xlsx"]
+    # every earlier file is kept as version 1 (issue 23: a plan never destroys an earlier plan), edited or not
+    assert (out / "17.9.4-70b-h800.backup-1.xlsx").read_bytes() == first
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".workbook-builds.json", "17.9.4-70b-h800.backup-1.md", "17.9.4-70b-h800.backup-1.pdf",
+        "17.9.4-70b-h800.backup-1.plan.json", "17.9.4-70b-h800.backup-1.xlsx", "17.9.4-70b-h800.md",
+        "17.9.4-70b-h800.pdf", "17.9.4-70b-h800.plan.json", "17.9.4-70b-h800.xlsx"]
 
 
 def test_a_colleagues_change_to_another_field_is_kept_and_noted(folder: Path, capsys) -> None:

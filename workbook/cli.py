@@ -207,10 +207,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         # the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* and the changes are listed;
         # what is still in the way (an edited file) is backed up by the guard
-        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data)
+        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data, backups)
         from workbook.planner.outputs import write_markdown, write_pdf
 
-        backups = [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
+        backups += [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
         write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
         guard.record(path)
         outcome.data["workbook"] = str(path)
@@ -228,7 +228,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     else:
         print_report(outcome.data, sys.stdout)
         for out, b in backups:
-            print(f"moved the edited {out} to {b}")
+            print(f"kept the earlier {out.name} as {b}")
         n = len(outcome.scenarios)
         print(f"wrote {path} ({n} scenario column{'s' if n != 1 else ''}), {outcome.data['pdf']}, "
               f"{outcome.data['markdown']}" if n else

@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from workbook.errors import InputError
+
 #: the files of one plan, by suffix (the record last)
 SUFFIXES = (".xlsx", ".pdf", ".md", ".plan.json")
 #: result figures compared between versions: (label, section, key)
@@ -36,9 +38,9 @@ def _backup_number(path: Path) -> int:
     return n
 
 
-def back_up(path: Path) -> tuple[int, dict | None]:
-    """Move the earlier plan's files to ``<id>.backup-N.<ext>``; returns (the new plan's version, the earlier
-    record or None). Version 1 when there is no earlier plan."""
+def back_up(path: Path, moved: list[tuple[Path, Path]] | None = None) -> tuple[int, dict | None]:
+    """Move the earlier plan's files to ``<id>.backup-N.<ext>`` (each pair appended to *moved*); returns (the new
+    plan's version, the earlier record or None). Version 1 when there is no earlier plan."""
     existing = [p for p in files(path) if p.exists()]
     if not existing:
         return 1, None
@@ -46,7 +48,13 @@ def back_up(path: Path) -> tuple[int, dict | None]:
     n = _backup_number(path)
     for p, s in zip(files(path), SUFFIXES):
         if p.exists():
-            os.replace(p, path.with_name(f"{path.stem}.backup-{n}{s}"))
+            dst = path.with_name(f"{path.stem}.backup-{n}{s}")
+            if p.is_symlink() or dst.exists() or dst.is_symlink():  # never move a link, never over a file
+                raise InputError("refusing to move a plan file that is a link, or onto an existing file",
+                                 file=str(p), expected="a plain file and a free backup name")
+            os.replace(p, dst)
+            if moved is not None:
+                moved.append((p, dst))
     version = int(record.get("version", n)) + 1 if record else n + 1
     return version, record
 
@@ -109,17 +117,18 @@ def _show(v: Any, item: str = "") -> str:
 
 
 def write_record(path: Path, rec: dict) -> Path:
-    out = files(path)[-1]
-    tmp = out.with_name(f".{out.name}.part")
-    tmp.write_text(json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n")
-    tmp.replace(out)
-    return out
+    from workbook import safe_write
+
+    out = files(path)[-1]  # a unique temporary, never through a link (workbook/safe_write.py)
+    return safe_write.write_text(out, json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n")
 
 
-def prepare(path: Path, force: bool, request_file: str | None, catalog_dir: Path, data: dict) -> dict:
-    """Before a plan is written: back up an earlier one (with ``force``; without it the CLI has refused already),
-    put the version and the changes since the earlier one into *data*; returns the record to write after it."""
-    version, before = back_up(path) if force else (1, None)
+def prepare(path: Path, force: bool, request_file: str | None, catalog_dir: Path, data: dict,
+            moved: list[tuple[Path, Path]] | None = None) -> dict:
+    """Before a plan is written: back up an earlier one (with ``force``; without it the CLI has refused already;
+    the moved files appended to *moved*), put the version and the changes since the earlier one into *data*;
+    returns the record to write after it."""
+    version, before = back_up(path, moved) if force else (1, None)
     rec = record(request_file, catalog_dir, data, version)
     data["version"] = version
     data["changes"] = [list(c) for c in changes(before, rec)]
