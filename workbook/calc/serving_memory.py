@@ -124,8 +124,8 @@ QUANTITIES = [
     Q("srv_kv_tokens", "tokens", "KV capacity in tokens (whole blocks)", _S),
     Q("srv_request_tokens", "tokens", "Tokens of one request at full context (prompt + output)", _S),
     Q("srv_request_block_tokens", "tokens", "Tokens one full request occupies, rounded up to whole blocks", _S),
-    Q("srv_kv_requests", "sequences", "Concurrent full-context requests the KV pool holds (max_num_seqs cap)", _S),
-    Q("srv_kv_fits_flag", "0/1", "Weights and reserve leave a KV pool that holds a full request (1 = yes)", _S),
+    Q("srv_kv_requests", "sequences", "Full-context requests the KV pool holds (max_num_seqs cap)", _S),
+    Q("srv_kv_fits_flag", "0/1", "The KV pool holds one full request (1 = yes)", _S),
 ]
 
 

@@ -33,8 +33,7 @@ TABLES = {
     "st_recompute": ("mode", _recompute_rows(), "Korthikanti et al. 2022 §4-5 (extra forward passes per layer)"),
     "st_fp8_recipe": ("name", [(n, {"gemm_rate_frac": r.gemm_rate_frac, "cast_bytes": r.cast_bytes_per_elem,
                                      "weight_bytes": r.weight_bytes}) for n, r in fp8.RECIPES.items()],
-                      "workbook/reference/fp8.py: TE DelayedScaling / Float8CurrentScaling, torchao rowwise, "
-                      "DeepSeek-V3 blockwise; rowwise and blockwise GEMM rates are estimates"),
+                      "TE, torchao, DeepSeek-V3 FP8 recipes; rowwise, blockwise rates estimated"),
     "st_framework": ("id", [(f.id, {"gemm_factor": f.gemm_efficiency_factor, "attn_factor":
                                     f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor})
                              for f in shipped_frameworks().values()],

@@ -178,8 +178,9 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
         w.wb.set_custom_property("tool_version", __version__)
         for key, value in provenance:
             w.wb.set_custom_property(key, value)
-        for sheet in CALC_SHEETS:
-            w.finish_sheet(sheet, value_col(len(names) - 1), w.book.layout.next_row.get(sheet, 5))
+        for sheet in CALC_SHEETS:  # the print area ends at the last row written (an empty row past it can print as
+            # a blank page of its own in LibreOffice when the rows fill the page before it)
+            w.finish_sheet(sheet, value_col(len(names) - 1), w.book.layout.next_row.get(sheet, 6) - 1)
         statuses = status_texts(results, [value_col(i) for i in range(len(names))])["scenario_status"]
         write_summary(w, names, results, [p.scenario for p in planned], [p.model.id for p in planned], statuses)
         if plan is not None:
