@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from workbook.sheets.excel_math import NUDGED_BASE_END
+from workbook.sheets.excel_math import NUDGED_BASE_END, POSITIVE_EXPONENT_STARTS
 
 #: Excel's specifications and limits (support.microsoft.com, "Excel specifications and limits")
 MAX_FORMULA_CHARS = 8192
@@ -31,8 +31,8 @@ RULES = {
     "nesting": f"functions nested deeper than {MAX_NESTING} levels",
     "arguments": f"a function with more than {MAX_ARGS} arguments",
     "string-literal": f"a string literal longer than {MAX_STRING_LITERAL} characters",
-    "power": "a POWER, or a ^ whose base is not the writer's nudged form (b+(b<=0))^e (Excel: 0^0 and a negative "
-             "base with a fractional exponent are #NUM!)",
+    "power": "a POWER, or a ^ that is neither to an exponent of at least 1 (^MAX(1,e), ^(1/MAX(1,e))) nor of the "
+             "writer's nudged base (b+(b<=0))^e (Excel: 0^0 and a negative base with a fractional exponent are #NUM!)",
     "future-function": "a function newer than Excel 2010 without its _xlfn. prefix",
     "index-one-row": "INDEX of a one-row range with a single index (Gnumeric #REF!; write INDEX(r,1,k))",
     "defined-name": "a defined name that looks like a cell reference (A1 or R1C1), is not a valid name, "
@@ -109,7 +109,7 @@ def lint_formula(text: str, where: str, one_row_names: frozenset[str] = frozense
             if len(tok) - 2 > MAX_STRING_LITERAL:
                 out.append(Finding("string-literal", where, f"{len(tok) - 2} characters"))
         elif tok == "^":
-            if not text[:m.start()].endswith(NUDGED_BASE_END):
+            if not (text[:m.start()].endswith(NUDGED_BASE_END) or text.startswith(POSITIVE_EXPONENT_STARTS, m.end())):
                 out.append(Finding("power", where, "^ of a base that can be 0"))
         elif tok == "(" or m.group(1):
             name = (m.group(1) or "").upper()

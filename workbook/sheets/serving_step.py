@@ -5,7 +5,7 @@ batch and context given as row names; the load block reuses it."""
 from __future__ import annotations
 
 from workbook.reference import decode_time as dt
-from workbook.sheets.excel_math import power_pos_exp
+from workbook.sheets.excel_math import power_pos_exp, root_pos_exp
 
 #: the distinct-expert share's guards: exp(-700) is 1e-304 (1 − it is 1 in double precision)
 LOG_FLOOR = -700.0
@@ -42,7 +42,7 @@ _TP = "{inference.tp}"
 def ridge(memory: str, compute: str) -> str:
     """Smooth roofline of a GEMM, (t_mem^p + t_comp^p)^(1/p) (decode_time.gemm_time_s), of two expressions."""
     p = "{srv_gemm_ridge_p}"
-    return power_pos_exp(f"{power_pos_exp(memory, p)}+{power_pos_exp(compute, p)}", f"1/{p}")
+    return root_pos_exp(f"{power_pos_exp(memory, p)}+{power_pos_exp(compute, p)}", p)
 
 
 def distinct_share(tokens: str) -> str:
