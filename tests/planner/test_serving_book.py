@@ -116,7 +116,7 @@ def test_cost_breakdown_of_a_serving_plan_leaves_the_training_run_out(planned):
     training_labels = {label for _, block in breakdown_blocks(True) for label, name, _ in block if name in _TRAINING_RUN}
     assert len(training_labels) == 9 and not training_labels & set(rows)
     formula, cached = rows["Serving fleet rented, per hour"]
-    assert formula.startswith('=IF(MIN(1,Checks!') and ',"input error",Cost!' in formula  # a live link to Cost
+    assert formula.startswith('=IF(MIN(1,Plan!') and ',"input error",Cost!' in formula  # a live link to Cost
     assert cached * HOURS_PER_MONTH == pytest.approx(data["serving"]["recommended"]["usd_per_month"], rel=1e-9)
     assert "Power (buy)" in _sheet_texts(xlsx) and "Recurring over the run (buy)" not in _sheet_texts(xlsx)
     assert "TCO over the horizon (capex + opex x years)" in rows

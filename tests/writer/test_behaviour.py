@@ -33,6 +33,7 @@ from workbook.calc.checks import HARD, WARNINGS
 from workbook.engines import recalculate_many
 from workbook.engines import gnumeric
 from workbook.engines.libreoffice import find_soffice
+from workbook.writer.input_guard import INPUT_ERROR_TEXT
 from workbook.writer.layout import CALC_SHEETS
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
@@ -329,7 +330,7 @@ def test_scenarios_are_the_ones_the_tests_assume(built, catalog, base):
     assert col("training.time_model") == ["mfu"] * 6  # the book's cases keep the MFU given
     assert catalog.gpus["h200"].price_reserved_usd_per_gpu_hour is None
     h800, h20 = catalog.gpus["h800"], catalog.gpus["h20"]
-    assert base.row("Cost", "gpu_hour_usd") == [h800.price_reserved_usd_per_gpu_hour] * 4 + [
+    assert base.row("Plan", "gpu_hour_usd") == [h800.price_reserved_usd_per_gpu_hour] * 4 + [
         h20.price_on_demand_usd_per_gpu_hour, 2.5]
 
 
@@ -342,7 +343,7 @@ def test_unedited_copy_passes_without_error_values(rc, layout, name):
     assert r.master == "ALL CHECKS PASS"
     assert r.errors() == {}
     assert all(s.startswith("PASS") for s in r.row("Checks", "scenario_status"))
-    assert r.row("Checks", "input_errors_count") == [0.0] * 6
+    assert r.row("Plan", "input_errors_count") == [0.0] * 6
     assert [n for n, _ in r.cover_scenarios] == layout.names
     assert [s for _, s in r.cover_scenarios] == r.row("Checks", "scenario_status")
     if name == "roundtrip":  # saving with openpyxl changes nothing the engine computes
@@ -353,8 +354,8 @@ def test_catalogue_price_x2_moves_cost_of_every_scenario_on_that_gpu_and_basis(r
     r = rc["price_reserved_x2"]
     new = 2 * catalog.gpus["h800"].price_reserved_usd_per_gpu_hour
     for i in H800_RESERVED:
-        assert close(r.get("Cost", "gpu_hour_catalogue_usd", i), new)
-        assert close(r.get("Cost", "gpu_hour_usd", i), new)
+        assert close(r.get("Plan", "gpu_hour_catalogue_usd", i), new)
+        assert close(r.get("Plan", "gpu_hour_usd", i), new)
         assert close(r.get("Cost", "train_cost_usd", i), 2 * base.get("Cost", "train_cost_usd", i))
         assert close(r.get("Cost", "infer_hourly_cost_usd", i), 2 * base.get("Cost", "infer_hourly_cost_usd", i))
         assert close(r.get("Summary", "train_cost_usd", i), r.get("Cost", "train_cost_usd", i))
@@ -363,8 +364,8 @@ def test_catalogue_price_x2_moves_cost_of_every_scenario_on_that_gpu_and_basis(r
         assert r.get("Plan", "plan_train_days_with_overhead", i) == base.get("Plan", "plan_train_days_with_overhead", i)
     # the H800 override scenario (on-demand basis, $2.50 typed) and the H20 scenario do not move
     for i in (H20_SC, OVERRIDE_SC):
-        for key in ("gpu_hour_usd", "train_cost_usd", "infer_hourly_cost_usd"):
-            assert r.get("Cost", key, i) == base.get("Cost", key, i), (key, i)
+        for sheet, key in (("Plan", "gpu_hour_usd"), ("Cost", "train_cost_usd"), ("Cost", "infer_hourly_cost_usd")):
+            assert r.get(sheet, key, i) == base.get(sheet, key, i), (key, i)
     # the budget scenario (cost $1.84M at $2) now exceeds its $2M budget
     assert r.get("Checks", "check_within_budget", 3) == 1.0
     assert r.get("Checks", "scenario_status", 3) == "FAIL: " + LABEL["check_within_budget"]
@@ -373,12 +374,12 @@ def test_catalogue_price_x2_moves_cost_of_every_scenario_on_that_gpu_and_basis(r
 def test_catalogue_price_x2_of_an_overridden_basis_moves_catalogue_price_not_price_used(rc, base, catalog):
     r = rc["price_on_demand_x2"]
     i = OVERRIDE_SC
-    assert close(r.get("Cost", "gpu_hour_catalogue_usd", i), 2 * catalog.gpus["h800"].price_on_demand_usd_per_gpu_hour)
-    assert r.get("Cost", "gpu_hour_usd", i) == 2.5  # the typed override
+    assert close(r.get("Plan", "gpu_hour_catalogue_usd", i), 2 * catalog.gpus["h800"].price_on_demand_usd_per_gpu_hour)
+    assert r.get("Plan", "gpu_hour_usd", i) == 2.5  # the typed override
     assert r.get("Cost", "infer_hourly_cost_usd", i) == base.get("Cost", "infer_hourly_cost_usd", i)
     assert r.get("Cost", "infer_usd_per_1M_tokens", i) == base.get("Cost", "infer_usd_per_1M_tokens", i)
     for i in H800_RESERVED:  # reserved-basis scenarios read the other column
-        assert r.get("Cost", "gpu_hour_usd", i) == base.get("Cost", "gpu_hour_usd", i)
+        assert r.get("Plan", "gpu_hour_usd", i) == base.get("Plan", "gpu_hour_usd", i)
         assert r.get("Cost", "train_cost_usd", i) == base.get("Cost", "train_cost_usd", i)
     assert r.master == "ALL CHECKS PASS"
 
@@ -389,7 +390,7 @@ def test_gpu_dropdown_takes_that_gpus_price_and_peak(rc, base, catalog):
     assert close(r.get("Plan", "gpu_bf16_dense_TFLOPS", i), g.bf16_dense_TFLOPS)
     assert close(r.get("Plan", "train_peak_TFLOPS", i), g.bf16_dense_TFLOPS)  # bf16 training
     assert close(r.get("Plan", "gpu_hbm_GB", i), g.hbm_GB)
-    assert close(r.get("Cost", "gpu_hour_usd", i), g.price_reserved_usd_per_gpu_hour)  # the scenario's basis
+    assert close(r.get("Plan", "gpu_hour_usd", i), g.price_reserved_usd_per_gpu_hour)  # the scenario's basis
     # same job on a slower GPU: days scale with the peak ratio, cost with days x price
     ratio = old.bf16_dense_TFLOPS / g.bf16_dense_TFLOPS
     assert close(r.get("Cost", "train_days_actual", i), ratio * base.get("Cost", "train_days_actual", i))
@@ -403,21 +404,24 @@ def test_gpu_dropdown_takes_that_gpus_price_and_peak(rc, base, catalog):
     assert r.errors() == {}
 
 
-def test_gpu_without_a_price_for_the_basis_is_an_input_error(rc, layout):
+def test_gpu_without_a_price_for_the_basis_is_an_input_error(rc, base, layout):
     r = rc["gpu_without_price"]
-    assert r.get("Cost", "gpu_hour_usd", 0) == 0.0
+    assert r.get("Plan", "gpu_hour_usd", 0) == 0.0
     want = f"INPUT ERROR: {plan_addr(layout, 'cost.gpu_hour_usd', 0)} GPU-hour price"
     assert r.get("Checks", "scenario_status", 0).startswith(want)
     assert r.master.startswith(f"CHECKS FAIL: {layout.names[0]}: {want}")
-    assert r.errors("Cover", "Summary", "Checks") == {}
+    assert r.errors() == {}  # the calculations after the price read "input error" (no #DIV/0! on Sensitivity)
+    assert r.get("Sensitivity", "sens_cost_with_contingency_usd", 0) == INPUT_ERROR_TEXT
+    assert r.get("Cost", "train_cost_usd", 0) == INPUT_ERROR_TEXT
+    assert r.get("Cost", "train_cost_usd", 1) == base.get("Cost", "train_cost_usd", 1)  # other columns compute
 
 
 @pytest.mark.parametrize("name, i, basis", [("basis_on_demand", 0, "on_demand"), ("basis_spot", 1, "spot")])
 def test_price_basis_takes_that_basis_catalogue_price(rc, base, catalog, name, i, basis):
     r = rc[name]
     price = getattr(catalog.gpus["h800"], f"price_{basis}_usd_per_gpu_hour")
-    assert close(r.get("Cost", "gpu_hour_catalogue_usd", i), price)
-    assert close(r.get("Cost", "gpu_hour_usd", i), price)
+    assert close(r.get("Plan", "gpu_hour_catalogue_usd", i), price)
+    assert close(r.get("Plan", "gpu_hour_usd", i), price)
     reserved = catalog.gpus["h800"].price_reserved_usd_per_gpu_hour
     assert close(r.get("Cost", "train_cost_usd", i), base.get("Cost", "train_cost_usd", i) * price / reserved)
     assert r.get("Cost", "train_days_actual", i) == base.get("Cost", "train_days_actual", i)
@@ -426,8 +430,8 @@ def test_price_basis_takes_that_basis_catalogue_price(rc, base, catalog, name, i
 
 def test_typed_override_is_the_price_used(rc, base, catalog):
     r, i = rc["override_typed"], 0
-    assert r.get("Cost", "gpu_hour_usd", i) == 3.3
-    assert close(r.get("Cost", "gpu_hour_catalogue_usd", i), catalog.gpus["h800"].price_reserved_usd_per_gpu_hour)
+    assert r.get("Plan", "gpu_hour_usd", i) == 3.3
+    assert close(r.get("Plan", "gpu_hour_catalogue_usd", i), catalog.gpus["h800"].price_reserved_usd_per_gpu_hour)
     assert close(r.get("Cost", "train_cost_usd", i), base.get("Cost", "train_cost_usd", i) * 3.3 / 2.0)
     assert close(r.get("Summary", "gpu_hour_usd", i), 3.3)
     assert r.get("Cost", "train_days_actual", i) == base.get("Cost", "train_days_actual", i)
@@ -436,11 +440,11 @@ def test_typed_override_is_the_price_used(rc, base, catalog):
 def test_cleared_override_falls_back_to_the_catalogue_price(rc, base, catalog):
     r, i = rc["override_cleared"], OVERRIDE_SC
     price = catalog.gpus["h800"].price_on_demand_usd_per_gpu_hour
-    assert close(r.get("Cost", "gpu_hour_usd", i), price)
+    assert close(r.get("Plan", "gpu_hour_usd", i), price)
     assert close(r.get("Cost", "infer_hourly_cost_usd", i), base.get("Cost", "infer_hourly_cost_usd", i) * price / 2.5)
     assert close(r.get("Cost", "infer_usd_per_1M_tokens", i),
                  base.get("Cost", "infer_usd_per_1M_tokens", i) * price / 2.5)
-    assert r.get("Checks", "input_errors_count", i) == 0.0  # a blank override is allowed
+    assert r.get("Plan", "input_errors_count", i) == 0.0  # a blank override is allowed
     assert r.master == "ALL CHECKS PASS"
 
 
@@ -449,7 +453,7 @@ def test_tokens_x2_doubles_training_days_and_cost(rc, base):
     for sheet, key in (("Cost", "train_days_actual"), ("Plan", "plan_train_days_with_overhead"),
                        ("Cost", "train_cost_usd"), ("Cost", "train_gpu_hours")):
         assert close(r.get(sheet, key, i), 2 * base.get(sheet, key, i)), key
-    for sheet, key in (("Cost", "gpu_hour_usd"), ("Plan", "params_total"), ("Plan", "train_peak_TFLOPS"),
+    for sheet, key in (("Plan", "gpu_hour_usd"), ("Plan", "params_total"), ("Plan", "train_peak_TFLOPS"),
                        ("Plan", "plan_tokens_per_day"), ("Cost", "train_cost_target_usd")):
         assert r.get(sheet, key, i) == base.get(sheet, key, i), key
     # 2 x 9.72 days is past the 10-day target
@@ -488,26 +492,25 @@ def test_bad_input_is_an_input_error_naming_its_cell(rc, layout, name, i, key, t
     r = rc[name]
     status = f"INPUT ERROR: {plan_addr(layout, key, i)} {title}"
     assert r.get("Checks", "scenario_status", i) == status
-    assert r.get("Checks", "input_error_" + key.replace(".", "_"), i) == 1.0
-    assert r.get("Checks", "input_errors_count", i) == 1.0
+    assert r.get("Plan", "input_error_" + key.replace(".", "_"), i) == 1.0
+    assert r.get("Plan", "input_errors_count", i) == 1.0
     assert r.get("Checks", "status_code", i) == 3.0
     assert r.master == f"CHECKS FAIL: {layout.names[i]}: {status}"
     assert r.cover_scenarios[i] == (layout.names[i], status)
     assert r.get("Summary", "scenario_status", i) == status
     # the other scenarios are untouched
     assert [s.startswith("PASS") for j, s in enumerate(r.row("Checks", "scenario_status")) if j != i] == [True] * 5
-    # no error value on the Checks sheet or the Cover
-    assert r.errors("Checks", "Cover") == {}
+    # no error value anywhere: every calculated cell of the column reads "input error" (the guard)
+    assert r.errors() == {}
+    assert r.get("Step Time", "train_days", i) == INPUT_ERROR_TEXT
 
 
 @pytest.mark.parametrize("name", [n for n, *_ in INPUT_ERRORS])
 def test_bad_input_leaves_no_error_value_on_the_summary(rc, name):
     """A figure that cannot be computed reads "input error" (the status row names the cell), never #DIV/0!."""
-    from workbook.writer.summary import INPUT_ERROR_TEXT
-
     assert rc[name].errors("Summary") == {}
-    if name != "mfu_1.5":  # MFU 1.5 is out of range but computable
-        assert INPUT_ERROR_TEXT in rc[name].row("Summary", "plan_train_days_with_overhead")
+    # MFU 1.5 is out of range but computable: it reads "input error" too (every figure of the column does)
+    assert INPUT_ERROR_TEXT in rc[name].row("Summary", "plan_train_days_with_overhead")
 
 
 def test_renamed_scenario_header_follows_on_every_sheet_and_the_cover(rc, layout):
@@ -520,14 +523,14 @@ def test_renamed_scenario_header_follows_on_every_sheet_and_the_cover(rc, layout
             assert r.cover_scenarios[j][0] == layout.names[j]
             assert r.header("Summary", j) == layout.names[j]
     assert r.master == "ALL CHECKS PASS"
-    assert r.get("Checks", "input_error_name", i) == 0.0
+    assert r.get("Plan", "input_error_name", i) == 0.0
 
 
 def test_gpu_typed_into_the_next_empty_row_joins_the_lookups(rc, base, catalog):
     r, i = rc["gpu_added"], 0
     h800 = catalog.gpus["h800"]
-    assert r.get("Checks", "input_error_gpu", i) == 0.0
-    assert r.get("Cost", "gpu_hour_usd", i) == 1.25
+    assert r.get("Plan", "input_error_gpu", i) == 0.0
+    assert r.get("Plan", "gpu_hour_usd", i) == 1.25
     assert close(r.get("Cost", "train_cost_usd", i), base.get("Cost", "train_cost_usd", i) * 1.25
                  / h800.price_reserved_usd_per_gpu_hour)
     assert close(r.get("Plan", "gpu_bf16_dense_TFLOPS", i), h800.bf16_dense_TFLOPS)  # the copied values
@@ -538,12 +541,12 @@ def test_gpu_typed_into_the_next_empty_row_joins_the_lookups(rc, base, catalog):
 
 def test_gpu_without_efficiency_factors_is_an_input_error(rc, layout):
     r, i = rc["gpu_added_without_factors"], 0
-    assert r.get("Checks", "input_error_gpu", i) == 0.0
-    assert r.get("Checks", "input_error_efficiency", i) == 1.0
+    assert r.get("Plan", "input_error_gpu", i) == 0.0
+    assert r.get("Plan", "input_error_efficiency", i) == 1.0
     status = r.get("Checks", "scenario_status", i)
     assert status.startswith(f"INPUT ERROR: {plan_addr(layout, 'gpu', i)}") and "step-time factors" in status
     assert r.master.startswith("CHECKS FAIL")
-    assert r.errors("Cover", "Summary", "Checks", "Cost") == {}  # MFU given: only the Step Time rows lack factors
+    assert r.errors() == {}  # the Step Time rows that lack factors read "input error", as every figure of the column
 
 
 def test_time_model_step_drives_cost_and_the_deadline(rc, base):
@@ -585,7 +588,7 @@ def test_model_dropdown_takes_that_models_parameters(rc, base, catalog):
     # a 10x larger model on the same GPUs: training FLOPs and days grow about as the parameters do
     grow = r.get("Cost", "train_days_actual", i) / base.get("Cost", "train_days_actual", i)
     assert grow > 5
-    assert r.get("Cost", "gpu_hour_usd", i) == base.get("Cost", "gpu_hour_usd", i)
+    assert r.get("Plan", "gpu_hour_usd", i) == base.get("Plan", "gpu_hour_usd", i)
 
 
 def test_defaults_nic_rate_moves_scenarios_that_leave_it_blank(rc, base, catalog):
@@ -621,7 +624,7 @@ def test_defaults_electricity_price_moves_power_cost_of_scenarios_that_leave_it_
                 assert close(r.get("Cost", key, i), 2.5 * base.get("Cost", key, i)), (key, i)
             assert r.get("Cost", "tco_usd_per_gpu_hour", i) > base.get("Cost", "tco_usd_per_gpu_hour", i)
         # the cloud price and training cost do not depend on electricity
-        assert r.get("Cost", "gpu_hour_usd", i) == base.get("Cost", "gpu_hour_usd", i)
+        assert r.get("Plan", "gpu_hour_usd", i) == base.get("Plan", "gpu_hour_usd", i)
         assert r.get("Cost", "train_cost_usd", i) == base.get("Cost", "train_cost_usd", i)
 
 

@@ -64,7 +64,7 @@ def test_roundtrip_a_serving_scenario_owns_its_serving_gpus_and_a_training_one_i
         assert owned == (srv if i >= 4 else billed), i  # 4 and 5 serve; 0 trains; 1-3 both, training the larger
         assert base.get("TCO", "tco_nodes", i) == tco.server_count(gpus=owned, gpus_per_server=gpn)
         assert close(base.get("TCO", "tco_rent_per_year_usd", i),
-                      tco.rent_per_year_usd(num_gpus=owned, gpu_hour_usd=base.get("Cost", "gpu_hour_usd", i)))
+                      tco.rent_per_year_usd(num_gpus=owned, gpu_hour_usd=base.get("Plan", "gpu_hour_usd", i)))
     assert base.get("TCO", "tco_gpus_owned", SERVE) == 4 and base.get("TCO", "tco_nodes", SERVE) == 1
     for i in range(4):  # a training plan's TCO is the training cluster's, as before
         assert base.get("TCO", "tco_nodes", i) == base.get("Plan", "plan_nodes_to_buy", i)

@@ -60,7 +60,7 @@ def test_measured_rate_drives_the_days_in_use_and_the_cost(rc, built):
     assert close(r.get("Step Time", "meas_hfu", 0), 300 / r.get("Plan", "mfu_peak_TFLOPS", 0))
     assert r.get("Step Time", "train_mfu", 0) == r.get("Step Time", "meas_mfu", 0) < r.get("Step Time", "meas_hfu", 0)
     assert r.get("Summary", "train_days", 0) == days
-    assert r.get("Checks", "input_errors_count", 0) == 0.0
+    assert r.get("Plan", "input_errors_count", 0) == 0.0
 
 
 def test_days_and_cost_follow_the_rate_inversely(rc, layout):
@@ -76,7 +76,7 @@ def test_days_and_cost_follow_the_rate_inversely(rc, layout):
 def test_blank_rate_under_measured_is_an_input_error_naming_its_cell(rc, layout):
     r = rc["measured_blank"]
     status = f"INPUT ERROR: Plan!{layout.cell('Plan', RATE, 0)} Measured TFLOP/s per GPU"
-    assert r.get("Checks", "input_error_training_measured_TFLOPS_per_gpu", 0) == 1.0
+    assert r.get("Plan", "input_error_training_measured_TFLOPS_per_gpu", 0) == 1.0
     assert r.get("Checks", "scenario_status", 0) == status
     assert r.master == f"CHECKS FAIL: {layout.names[0]}: {status}"
     assert r.errors("Cover", "Summary", "Checks") == {}
@@ -84,7 +84,7 @@ def test_blank_rate_under_measured_is_an_input_error_naming_its_cell(rc, layout)
 
 def test_a_typed_rate_is_harmless_under_another_time_model(rc):
     r, base = rc["rate_typed_step"], rc["roundtrip"]
-    assert r.get("Checks", "input_errors_count", 0) == 0.0
+    assert r.get("Plan", "input_errors_count", 0) == 0.0
     assert r.get("Step Time", "train_days", 0) == r.get("Step Time", "st_train_days_with_overhead", 0)
     assert close(r.get("Step Time", "meas_step_s", 0), rc["measured_300"].get("Step Time", "meas_step_s", 0))
     # blank under the MFU given: the measured block shows the step model's own rate

@@ -77,10 +77,14 @@ def test_checks_master_counts_every_scenario_and_cover_shows_it(wb, built):
     hard = wb[sheet].cell(lay.rows["hard_failures_count"][1] + 1, value_col(0) + 1).value
     rows = [lay.rows[n][1] + 1 for n, *_ in HARD]
     assert hard == f"=SUM(F{min(rows)}:F{max(rows)})" and max(rows) - min(rows) + 1 == len(HARD)
-    inputs = [n for n, e in registry().items() if e.module == "input_checks" and n != "input_errors_count"]
+    # the input checks (Plan, below the inputs) and their count, then the price check; the count of all of them
+    inputs = [n for n, e in registry().items() if e.module == "input_checks" and n != "plan_input_errors_count"]
     rows = [lay.rows[n][1] + 1 for n in inputs]
-    count = wb[sheet].cell(lay.rows["input_errors_count"][1] + 1, value_col(0) + 1).value
-    assert count == f"=SUM(F{min(rows)}:F{max(rows)})" and max(rows) - min(rows) + 1 == len(inputs)
+    plan = lay.rows["plan_input_errors_count"][1] + 1
+    assert wb["Plan"].cell(plan, value_col(0) + 1).value == f"=SUM(F{min(rows)}:F{max(rows)})"
+    assert max(rows) - min(rows) + 1 == len(inputs) and plan == max(rows) + 1
+    count = wb["Plan"].cell(lay.rows["input_errors_count"][1] + 1, value_col(0) + 1).value
+    assert count == f"=F{plan}+F{lay.rows['input_error_price'][1] + 1}"
     wbv = openpyxl.load_workbook(built[0], data_only=True)
     cover = [c.value for row in wbv["Cover"].iter_rows() for c in row if isinstance(c.value, str)]
     assert "ALL CHECKS PASS" in cover
@@ -247,6 +251,19 @@ BREAKERS = [
     (_break_freeze_rows, rules.freeze_panes),
     (_break_freeze_calc, rules.freeze_panes),
 ]
+
+
+@pytest.mark.parametrize("formula, ok", [
+    ('=IF(Plan!F275>0,"input error",F12/F13)', True),  # the input-error guard
+    ('=IF(Plan!F275>0,"input error",IF(F12>0,F13/F12,0))', True),  # the guard around a formula with one IF
+    ('=IF(F275>0,"input error",IF(F12>0,IF(F13>0,1,0),0))', False),  # nested IF inside the guard
+    ('=IF(Plan!F275>0,"input error",1)+IF(F1,IF(F2,1,0),0)', False),  # not one guard around the whole formula
+    ('=IF(Plan!F275>0,"other",IF(F12>0,1,0))', False),  # not the guard's text
+])
+def test_nested_if_rule_exempts_exactly_the_input_error_guard(formula, ok):
+    wb = openpyxl.Workbook()
+    wb.active["F20"] = formula
+    assert (rules.allowed_functions(wb) == []) == ok
 
 
 @pytest.mark.parametrize("breaker,rule", BREAKERS, ids=lambda x: x.__name__)

@@ -16,6 +16,7 @@ from openpyxl.formula.translate import Translator
 from workbook.writer.layout import (CALC_SHEETS, OUTPUT_SHEETS, COL_KEY, COL_LABEL, COL_SOURCE, COL_UNIT, FIRST_VALUE_COL, FIXED_HEADERS, HEADER_ROW,
                                     SHEET_ORDER)
 from workbook.writer import printing
+from workbook.writer.input_guard import GUARD_PATTERN
 
 ALLOWED_FUNCTIONS = {
     "SUM", "AVERAGE", "MAX", "MIN", "ROUND", "ROUNDUP", "ROUNDDOWN", "CEILING", "FLOOR", "INT", "TRUNC",
@@ -52,13 +53,30 @@ def no_literals(wb) -> list[str]:
     return out
 
 
+def _guard_closes_last(tokens) -> bool:
+    """The formula's first function (the input-error guard's IF) closes at its last token: the guard wraps it all."""
+    depth = 0
+    for k, t in enumerate(tokens):
+        if t.type == Token.FUNC and t.subtype == Token.OPEN:
+            depth += 1
+        elif t.type == Token.FUNC and t.subtype == Token.CLOSE:
+            depth -= 1
+            if depth == 0:
+                return k == len(tokens) - 1
+    return False
+
+
 def allowed_functions(wb) -> list[str]:
-    """Rule 7: only the cross-engine allow-list; no nested IF."""
+    """Rule 7: only the cross-engine allow-list; no nested IF. Exempt: exactly the input-error guard,
+    ``=IF(<flag cell>>0,"input error",<formula>)`` around a whole formula (workbook/writer/input_guard.py): its IF
+    is not counted, an IF inside <formula> still is, and an IF in <formula> nested in another is a violation."""
     out = []
     for ws, c in formula_cells(wb):
-        depth_if = 0
+        tokens = _tokens(c.value)
+        guarded = GUARD_PATTERN.match(c.value) is not None and _guard_closes_last(tokens)
+        depth_if = -1 if guarded else 0
         stack = []
-        for t in _tokens(c.value):
+        for t in tokens:
             if t.type == Token.FUNC and t.subtype == Token.OPEN:
                 name = t.value[:-1].upper()
                 if name not in ALLOWED_FUNCTIONS:

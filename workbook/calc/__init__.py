@@ -18,7 +18,9 @@ from workbook.calc.base import Context, Q
 
 #: sheet module name -> workbook sheet title, in data-flow order
 SHEETS: dict[str, str] = {
+    "input_checks": "Plan",  # right below the inputs: they read the inputs and the catalogue only
     "selection": "Plan",
+    "price": "Plan",  # the GPU-hour price in use, its check and the count of all input errors
     "hardware": "Plan",
     "models": "Plan",
     "plan": "Plan",
@@ -52,7 +54,6 @@ SHEETS: dict[str, str] = {
     "tco": "TCO",  # after Cost and Inference: it owns the training or the serving GPUs
     "tco_years": "TCO",
     "checks": "Checks",
-    "input_checks": "Checks",
     "status": "Checks",
 }
 

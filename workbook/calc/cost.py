@@ -1,9 +1,10 @@
-"""Cost sheet: GPU-hour price, training cost (actual and target duration), budget, self-build TCO
+"""Cost sheet: training cost (actual and target duration), budget, self-build TCO
 and break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11, 17.9 T8).
 
 Reads train_days (the Step Time sheet's training days in use: the step model, or 6PD at the MFU given) and
 the serving figures in use, srv_gpus_in_use and srv_tokens_per_s_total_in_use (Inference sheet: engine
-or book model, or the measured throughput), from ctx.q (both earlier in workbook.calc.SHEETS).
+or book model, or the measured throughput), from ctx.q (both earlier in workbook.calc.SHEETS). The GPU-hour price in use is the Plan sheet's
+(workbook.calc.price); the resolved scenario holds the same figure.
 """
 
 from __future__ import annotations
@@ -21,9 +22,6 @@ QUANTITIES = [
     Q("cost_server_capex_usd", "USD", "Server capex in use (scenario, else default)", "17.9.3"),
     Q("cost_depreciation_years", "years", "Depreciation period in use (scenario, else default)", "17.9.3"),
     Q("cost_infra_usd_per_1M_tokens", "USD/1M tokens", "Self-host adder in use (scenario, else default)", "17.8.11"),
-    Q("price_basis_position", "count", "Price basis: position in the list on-demand, reserved, spot", "17.5.9"),
-    Q("gpu_hour_catalogue_usd", "USD/GPU-h", "The GPU's catalogue price for the price basis (0 = none)", "17.5.9"),
-    Q("gpu_hour_usd", "USD/GPU-h", "GPU-hour price used (the override, else the catalogue price)", "17.5.9"),
     Q("train_gpus_billed", "GPUs", "GPUs billed for training (the GPUs procured, spares included)", "17.5.4"),
     Q("spot_saving_frac", "fraction", "Spot saving against on-demand for this GPU (0 if a price is missing)", "17.8.11"),
     Q("train_days_actual", "days", "Training duration in use (time model of the scenario, overhead included)", "17.5.3"),
@@ -62,8 +60,6 @@ def _finite_or_zero(x: float) -> float:
 def compute(ctx: Context) -> dict[str, float]:
     """Cost quantities of one scenario."""
     c, t, s, g, q = ctx.s.cost, ctx.s.training, ctx.s.inference, ctx.gpu, ctx.q
-    basis_position = {"on_demand": 1.0, "reserved": 2.0, "spot": 3.0}[c.price_basis]
-    catalogue_price = float(g.price_usd_per_gpu_hour(c.price_basis) or 0.0)
     price = float(c.gpu_hour_usd)
     billed = float(q["plan_gpus_to_buy"])
     od, spot = g.price_usd_per_gpu_hour("on_demand"), g.price_usd_per_gpu_hour("spot")
@@ -98,9 +94,6 @@ def compute(ctx: Context) -> dict[str, float]:
         "cost_server_capex_usd": float(c.server_capex_usd),
         "cost_depreciation_years": float(c.depreciation_years),
         "cost_infra_usd_per_1M_tokens": float(c.infra_usd_per_1M_tokens),
-        "price_basis_position": basis_position,
-        "gpu_hour_catalogue_usd": catalogue_price,
-        "gpu_hour_usd": price,
         "train_gpus_billed": billed,
         "spot_saving_frac": spot_saving,
         "train_days_actual": days,

@@ -1,9 +1,10 @@
-"""Input checks (Checks sheet): one per Plan input, 0 when the cell holds an allowed value, 1 when it
+"""Input checks (Plan sheet, below the inputs): one per Plan input, 0 when the cell holds an allowed value, 1 when it
 is blank where a value is required, text in a number cell, or out of its range.
 
 The reference runs only on inputs that the scenario model accepted (workbook.scenario.model, with
 the same ranges), so every input check is 0 here; the workbook's formulas test the cells
-themselves, which is what catches an edit in Excel. The last row counts the errors.
+themselves, which is what catches an edit in Excel. The last row counts the errors (the price check and
+the count of all input errors come after the price: workbook.calc.price).
 """
 
 from __future__ import annotations
@@ -19,9 +20,7 @@ def _quantities() -> list[Q]:
           for r in input_rows()]
     qs.append(Q("input_error_efficiency", "0/1", "Input: the GPU's step-time factors (no row on the Efficiency sheet)",
                 "docs/step_time.md", note="gpu"))
-    qs.append(Q("input_error_price", "0/1", "Input: GPU-hour price (the GPU has no catalogue price for this basis)",
-                "17.5.9", note="cost.gpu_hour_usd"))
-    qs.append(Q("input_errors_count", "count", "Inputs in error", "Plan"))
+    qs.append(Q("plan_input_errors_count", "count", "Plan inputs in error (the GPU-hour price is checked below)", "Plan"))
     return qs
 
 
@@ -29,7 +28,4 @@ QUANTITIES = _quantities()
 
 
 def compute(ctx: Context) -> dict[str, float]:
-    out = {q.name: 0.0 for q in QUANTITIES}
-    out["input_error_price"] = 0.0 if ctx.q["gpu_hour_usd"] > 0 else 1.0
-    out["input_errors_count"] = sum(v for k, v in out.items() if k != "input_errors_count")
-    return out
+    return {q.name: 0.0 for q in QUANTITIES}

@@ -40,7 +40,8 @@ _FLAG = {"training": "{purpose_training_flag}", "serving": "{purpose_serving_fla
 _HARD, _WARN = [h[0] for h in HARD], [w[0] for w in WARNINGS]
 
 ITEMS = {
-    **{n: f"=IFERROR({_EXPR[n]},1)*{_FLAG[scope]}" for n, _, _, scope in HARD + WARNINGS},
+    # the outer IFERROR: a purpose flag reads "input error" while an input of the column is in error
+    **{n: f"=IFERROR(IFERROR({_EXPR[n]},1)*{_FLAG[scope]},1)" for n, _, _, scope in HARD + WARNINGS},
     "hard_failures_count": f"=SUM({{{_HARD[0]}}}:{{{_HARD[-1]}}})",
     "warnings_count": f"=SUM({{{_WARN[0]}}}:{{{_WARN[-1]}}})",
 }

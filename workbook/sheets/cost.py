@@ -1,7 +1,8 @@
-"""Line items of the Cost sheet: GPU-hour price, training cost (actual and target duration), budget, self-build
-and owned-hardware TCO / break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11 F11, 17.9 T8).
+"""Line items of the Cost sheet: training cost (actual and target duration), budget, self-build and owned-hardware
+TCO / break-even, inference cost per 1M output tokens (spec 17.5.9, 17.8.11 F11, 17.9 T8).
 
-Money in USD. A blank budget cell (cost.budget_usd left null) means no budget.
+The GPU-hour price in use is on Plan (workbook/sheets/price.py). Money in USD. A blank budget cell
+(cost.budget_usd left null) means no budget.
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ _DEFAULTED = ["electricity_usd_per_kWh", "pue", "server_capex_usd", "depreciatio
 
 ITEMS = {
     **{f"cost_{f}": f"=IF(ISBLANK({{cost.{f}}}),d_{f},{{cost.{f}}})" for f in _DEFAULTED},
-    "price_basis_position": "=INDEX(t_ch_cost_price_basis_position,MATCH({cost.price_basis},t_ch_cost_price_basis_choice,0))",
-    "gpu_hour_catalogue_usd": "=CHOOSE({price_basis_position},{gpu_price_on_demand_usd_per_gpu_hour},"
-    "{gpu_price_reserved_usd_per_gpu_hour},{gpu_price_spot_usd_per_gpu_hour})",
-    # a blank override means the catalogue price of the chosen GPU for the chosen basis, live
-    "gpu_hour_usd": "=IF(ISBLANK({cost.gpu_hour_usd}),{gpu_hour_catalogue_usd},{cost.gpu_hour_usd})",
     "train_gpus_billed": "={plan_gpus_to_buy}",
     # F11: spot saving = 1 - spot/on-demand (0 when the catalogue has no spot or no on-demand price)
     "spot_saving_frac": "=IF({gpu_price_spot_usd_per_gpu_hour}*{gpu_price_on_demand_usd_per_gpu_hour}>0,"

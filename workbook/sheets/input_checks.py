@@ -1,4 +1,7 @@
-"""Line items of the input checks (Checks sheet): each input cell tested for blank, type and range.
+"""Line items of the input checks (Plan sheet, right below the inputs): each input cell tested for blank, type
+and range. They read the inputs and the catalogue only, so they come before every calculation; their count
+``plan_input_errors_count`` is the flag the calculated cells before the price read (the price check and the
+count of all input errors follow the price: workbook/sheets/price.py).
 
 Bounds are constants (``c_in_min_*``, ``c_in_max_*``, the scenario model's ranges) and choice lists
 are tables (``t_ch_*_choice``) on the Constants sheet; the Plan validation lists use the same tables.
@@ -54,5 +57,4 @@ CONSTANTS = _constants()
 TABLES = _tables()
 ITEMS = {f"input_error_{r.name}": _template(r) for r in input_rows()}
 ITEMS["input_error_efficiency"] = "=IF(ISNUMBER(MATCH({gpu},cat_eff_gpu,0)),0,1)"
-ITEMS["input_error_price"] = "=IFERROR(IF({gpu_hour_usd}>0,0,1),1)"
-ITEMS["input_errors_count"] = "=SUM({input_error_name}:{input_error_price})"
+ITEMS["plan_input_errors_count"] = "=SUM({input_error_name}:{input_error_efficiency})"

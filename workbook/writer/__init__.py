@@ -269,25 +269,25 @@ def _write_engines(w: Writer, catalog) -> None:
 
 
 def _check_formats(w: Writer, n: int) -> None:
-    """Check cells green at 0, red otherwise (input checks, hard checks, warnings, master)."""
+    """Check cells green at 0, red otherwise (hard checks, input checks; warnings amber; the counts stay plain): the
+    Checks sheet's checks and the input checks on Plan."""
     from workbook.writer import styles
 
-    ws = w.ws["Checks"]
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT})
     bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT})
-    rows = [r for k, (sheet, r) in w.book.layout.rows.items()
-            if sheet == "Checks" and (k.startswith(("check_", "warn_", "input_error_")))]
-    rows = sorted(rows)
-    warn = {r for k, (sheet, r) in w.book.layout.rows.items() if sheet == "Checks" and k.startswith("warn_")}
-    runs, start = [], rows[0]  # contiguous blocks of one kind (hard, warning, input; the counts stay plain)
-    for prev, cur in zip(rows, rows[1:] + [None]):
-        if cur != prev + 1 or (cur in warn) != (prev in warn):
-            runs.append((start, prev))
-            start = cur
     amber = w.wb.add_format({"bg_color": styles.WARN_FILL, "font_color": styles.WARN_FONT})
-    warn_rows = {r for k, (sheet, r) in w.book.layout.rows.items() if sheet == "Checks" and k.startswith("warn_")}
-    for r0, r1 in runs:
-        c1 = value_col(n - 1)
-        fail = amber if r0 in warn_rows else bad  # a warning is amber, a failure red
-        ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "==", "value": 0, "format": ok})
-        ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0, "format": fail})
+    c1 = value_col(n - 1)
+    for sheet, prefixes in (("Checks", ("check_", "warn_")), ("Plan", ("input_error_",))):
+        ws = w.ws[sheet]
+        rows = sorted(r for k, (s, r) in w.book.layout.rows.items() if s == sheet and k.startswith(prefixes))
+        warn = {r for k, (s, r) in w.book.layout.rows.items() if s == sheet and k.startswith("warn_")}
+        runs, start = [], rows[0]  # contiguous blocks of one kind (hard, warning, input)
+        for prev, cur in zip(rows, rows[1:] + [None]):
+            if cur != prev + 1 or (cur in warn) != (prev in warn):
+                runs.append((start, prev))
+                start = cur
+        for r0, r1 in runs:
+            fail = amber if r0 in warn else bad  # a warning is amber, a failure red
+            ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "==", "value": 0, "format": ok})
+            ws.conditional_format(r0, value_col(0), r1, c1, {"type": "cell", "criteria": "!=", "value": 0,
+                                                              "format": fail})

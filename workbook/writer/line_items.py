@@ -10,6 +10,7 @@ import importlib
 import re
 
 from workbook.writer import styles
+from workbook.writer.input_guard import guard_flags, guard_template, guarded_value
 from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, COL_UNIT, MODULE_SHEET, LayoutError, value_col
 from workbook.writer.xlsx import Writer
 
@@ -17,6 +18,7 @@ BLOCK_TITLES = {
     "selection": "Selected GPU and model (looked up in the catalogue)",
     "hardware": "Hardware of the selected GPU (17.1)",
     "models": "Parameters and FLOPs of the selected model (17.2, 17.3)",
+    "price": "GPU-hour price in use (17.5.9) and the price check; the count of all input errors",
     "plan": "Training plan: time, GPU count, batch and layout (17.5, 17.9.4)",
     "train_memory": "Training memory ledger (17.4.1-17.4.7)",
     "activations": "Activations per layer and micro-batch by saved tensor, tensor model (Korthikanti 2022, Megatron)",
@@ -48,7 +50,8 @@ BLOCK_TITLES = {
     "serving_sensitivity": "Serving sensitivity: cost per month and per 1M output tokens, -/+ the step (17.8.11)",
     "tco": "Owned cluster over the TCO horizon: servers, network, storage, power, staff, support; rent beside (17.9.3)",
     "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
-    "input_checks": "Input checks (0 = the Plan cell holds an allowed value; Notes: the input's key on Plan)",
+    "input_checks": "Input checks (0 = the cell above holds an allowed value; Notes: the input's key). While one "
+    "is in error, the column's calculated cells read \"input error\"",
     "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
     "status": "Status of each scenario (input errors first, then hard checks)",
 }
@@ -79,9 +82,12 @@ def write_module(w: Writer, module: str, quantities: list, results: list[dict[st
     lay = w.book.layout
     row = lay.place(sheet, skip=0 if lay.next_row.get(sheet) is None else 1)
     w.text(sheet, row, COL_LABEL, title or BLOCK_TITLES[module], "block", "label")
+    flags = guard_flags()
     for q in quantities:
-        template = items[q.name]
-        check_template(q.name, template)
+        check_template(q.name, items[q.name])
+        link = _is_link_template(items[q.name], lay, sheet)
+        flag = flags[q.name]
+        template = guard_template(items[q.name], flag)  # "input error" while an input of the column is in error
         row = lay.place(sheet, q.name)
         w.text(sheet, row, COL_LABEL, q.label, "label", "label")
         w.text(sheet, row, COL_UNIT, q.unit, "unit", "unit")
@@ -90,11 +96,14 @@ def write_module(w: Writer, module: str, quantities: list, results: list[dict[st
         w.text(sheet, row, COL_KEY, q.name, "key", "key")
         values = [r[q.name] for r in results]
         num_format = styles.number_format(q.unit, values)
+        role = "check" if module == "checks" else ("link" if link else "calc")
         for i, value in enumerate(values):
             formula = lay.render(template, i, sheet, row)
-            role = "check" if module == "checks" else ("link" if _is_link(formula) else "calc")
-            w.formula(sheet, row, value_col(i), formula, value, role, key=q.name, num_format=num_format, scenario=i)
+            w.formula(sheet, row, value_col(i), formula, guarded_value(value, flag, results[i]), role, key=q.name,
+                      num_format=num_format, scenario=i)
 
 
-def _is_link(formula: str) -> bool:
-    return re.fullmatch(r"=(?:'[^']+'|[A-Za-z_]+)!\$?[A-Z]+\$?\d+", formula) is not None
+def _is_link_template(template: str, lay, sheet: str) -> bool:
+    """The line item is one reference to a cell on another sheet (a link, styled as one)."""
+    m = re.fullmatch(r"=\{([A-Za-z_][A-Za-z0-9_.]*)\}", template)
+    return m is not None and m.group(1) in lay.rows and lay.rows[m.group(1)][0] != sheet

@@ -65,7 +65,9 @@ def write_status(w: Writer, results: list[dict[str, float]]) -> None:
     rows = {k: lay.rows[k][1] for k in lay.rows if lay.rows[k][0] == SHEET}
     h0, h1 = rows[HARD[0][0]], rows[HARD[-1][0]]
     w0, w1 = rows[WARNINGS[0][0]], rows[WARNINGS[-1][0]]
-    i0, i1 = rows["input_error_name"], rows["input_error_price"]
+    # the input checks (Plan, below the inputs) and the price check (Plan, after the price)
+    i0, i1 = lay.rows["input_error_name"][1], lay.rows["input_error_efficiency"][1]
+    inputs = (i0, i1, lay.rows["input_error_price"][1])
     n = len(results)
     texts = status_texts(results, [value_col(i) for i in range(n)])
     first = lay.place(SHEET, skip=1)
@@ -83,7 +85,7 @@ def write_status(w: Writer, results: list[dict[str, float]]) -> None:
                 w.text(SHEET, row, col, texts[key][i], "text", "label")
                 continue
             rows = {k: r for k, (s, r) in lay.rows.items() if s == SHEET}
-            w.formula(SHEET, row, col, _formula(key, col, rows, (h0, h1), (w0, w1), (i0, i1), plan_keys),
+            w.formula(SHEET, row, col, _formula(key, col, rows, (h0, h1), (w0, w1), inputs, plan_keys),
                       texts[key][i], "check", key=key, scenario=i)
     master(w, results)
 
@@ -94,11 +96,15 @@ def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: t
         return f'=IFERROR(INDEX({_abs_col(COL_LABEL, *hard)},MATCH(1,{_col_range(col, *hard)},0)),"")'
     if key == "first_warning":
         return f'=IFERROR(INDEX({_abs_col(COL_LABEL, *warn)},MATCH(1,{_col_range(col, *warn)},0)),"")'
-    if key == "input_error_where":
-        k = f"MATCH(1,{_col_range(col, *inputs)},0)"
-        return (f'=IFERROR("Plan!"&{cell("scenario_column")}&MATCH(INDEX({_abs_col(COL_NOTES, *inputs)},{k}),'
-                f'{plan_keys},0)&" "&SUBSTITUTE(INDEX({_abs_col(COL_LABEL, *inputs)},{k}),'
-                f'"Input: ",""),"")')
+    if key == "input_error_where":  # the first Plan input check at 1, else the price check (REPT: 0 or 1 times)
+        i0, i1, price = inputs
+        k = f"MATCH(1,Plan!{_col_range(col, i0, i1)},0)"
+        where = lambda notes, label: (f'"Plan!"&{cell("scenario_column")}&MATCH({notes},{plan_keys},0)&" "&'  # noqa: E731
+                                      f'SUBSTITUTE({label},"Input: ","")')
+        first = where(f"INDEX(Plan!{_abs_col(COL_NOTES, i0, i1)},{k})", f"INDEX(Plan!{_abs_col(COL_LABEL, i0, i1)},{k})")
+        last = where(f"Plan!{xl_rowcol_to_cell(price, COL_NOTES, True, True)}",
+                     f"Plan!{xl_rowcol_to_cell(price, COL_LABEL, True, True)}")
+        return f'=IFERROR({first},IFERROR(REPT({last},Plan!{xl_rowcol_to_cell(price, col, row_abs=True)}),""))'
     return (f'=CHOOSE({cell("status_code")},"PASS"&IF({cell("warnings_count")}>0," ("&{cell("warnings_count")}'
             f'&" warning(s); first: "&{cell("first_warning")}&")",""),"FAIL: "&{cell("first_failure")},'
             f'"INPUT ERROR: "&{cell("input_error_where")})')

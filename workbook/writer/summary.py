@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer.charts import USD_LABEL
+from workbook.writer.input_guard import INPUT_ERROR_TEXT  # what a figure shows when an input upstream is in error
 from workbook.writer.layout import COL_KEY, COL_LABEL, COL_NOTES, COL_SOURCE, COL_UNIT, HEADER_ROW, quote_sheet, value_col
 from workbook.writer.xlsx import Writer
 
 SHEET = "Summary"
-#: what a figure shows when an input upstream is in error (the status row names the input)
-INPUT_ERROR_TEXT = "input error"
 
 
 @dataclass(frozen=True)
@@ -141,7 +140,8 @@ def _formula(w: Writer, r: Row, col: int) -> str:
         flag = _ref(w, r.applies, col)
         k = f"{flag}+{flag}*MIN(1,{'+'.join(_ref(w, c, col) for c in r.checks)})"  # 0 n/a, 1 pass, 2 fail
         bad = "FAIL" if r.kind == "verdict" else "WARN"
-        return f'=CHOOSE(1+{k}+{err}*(c_two+1-({k})),"n/a","PASS","{bad}","{INPUT_ERROR_TEXT}")'
+        return (f'=IFERROR(CHOOSE(1+{k}+{err}*(c_two+1-({k})),"n/a","PASS","{bad}","{INPUT_ERROR_TEXT}"),'
+                f'"{INPUT_ERROR_TEXT}")')
     if r.applies:  # a training (serving) figure of a scenario whose purpose excludes it reads "n/a"
         flag = _ref(w, r.applies, col)
         return (f'=IFERROR(CHOOSE(1+{flag}+{err}*(c_two-{flag}),"n/a",{_ref(w, r.key, col)},'
