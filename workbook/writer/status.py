@@ -17,6 +17,7 @@ TEXT_ROWS = {
     "scenario_column": "Column of this scenario on every sheet",
     "first_failure": "First failing hard check",
     "first_warning": "First warning",
+    "price_error_where": "GPU-hour price in error (cell and input; blank while it is not)",
     "input_error_where": "First input in error (cell and input)",
     "scenario_status": "Status of the scenario",
 }
@@ -40,6 +41,7 @@ def status_texts(results: list[dict[str, float]], columns: list[int]) -> dict[st
         out["scenario_column"].append(xl_col_to_name(col))
         out["first_failure"].append(fail)
         out["first_warning"].append(warn)
+        out["price_error_where"].append("")
         out["input_error_where"].append("")
         if r["status_code"] == 1:
             out["scenario_status"].append("PASS" + (f" ({n_warn} warning(s); first: {warn})" if n_warn else ""))
@@ -102,9 +104,12 @@ def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: t
         where = lambda notes, label: (f'"Plan!"&{cell("scenario_column")}&MATCH({notes},{plan_keys},0)&" "&'  # noqa: E731
                                       f'SUBSTITUTE({label},"Input: ","")')
         first = where(f"INDEX(Plan!{_abs_col(COL_NOTES, i0, i1)},{k})", f"INDEX(Plan!{_abs_col(COL_LABEL, i0, i1)},{k})")
-        last = where(f"Plan!{xl_rowcol_to_cell(price, COL_NOTES, True, True)}",
-                     f"Plan!{xl_rowcol_to_cell(price, COL_LABEL, True, True)}")
-        return f'=IFERROR({first},IFERROR(REPT({last},Plan!{xl_rowcol_to_cell(price, col, row_abs=True)}),""))'
+        return f'=IFERROR({first},{cell("price_error_where")})'
+    if key == "price_error_where":  # the price check's cell and input, REPT: 0 or 1 times
+        i0, i1, price = inputs
+        where = (f'"Plan!"&{cell("scenario_column")}&MATCH(Plan!{xl_rowcol_to_cell(price, COL_NOTES, True, True)},'
+                 f'{plan_keys},0)&" "&SUBSTITUTE(Plan!{xl_rowcol_to_cell(price, COL_LABEL, True, True)},"Input: ","")')
+        return f'=IFERROR(REPT({where},Plan!{xl_rowcol_to_cell(price, col, row_abs=True)}),"")'
     return (f'=CHOOSE({cell("status_code")},"PASS"&IF({cell("warnings_count")}>0," ("&{cell("warnings_count")}'
             f'&" warning(s); first: "&{cell("first_warning")}&")",""),"FAIL: "&{cell("first_failure")},'
             f'"INPUT ERROR: "&{cell("input_error_where")})')
