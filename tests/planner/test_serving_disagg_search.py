@@ -88,9 +88,10 @@ def test_ep_spans_whole_nodes_only_with_allow_cross_node_ep(deepseek):
 
 
 def test_the_other_kind_on_another_gpu_is_one_column():
-    # disaggregated H800 pools win; the best co-located plan is the H20's best: one column for both roles
+    # disaggregated H800 pools win; the best co-located plan is the H20's best: one column for both roles (a 4 s TTFT
+    # target: since TTFT under load counts the prefill queue, the H20 misses 2 s at this load)
     req = serving_request(model="llama-3-70b", gpus=("h800", "h20"), disaggregation="auto", prompt_tokens=4096,
-                          output_tokens=128, ttft_ms=2000, requests_per_s=20)
+                          output_tokens=128, ttft_ms=4000, requests_per_s=20)
     out = plan_request(req, CATALOG)
     sv = out.data["serving"]
     rec, other = sv["recommended"], sv["other_kind"]

@@ -95,9 +95,9 @@ def _(b, cat):
     b.plan("gpu", 0, "a100-80gb")
 
 
-@edit("gpu_without_price")  # the H200 has no reserved price in the catalogue
+@edit("gpu_without_price")  # the L40S has no reserved price in the catalogue
 def _(b, cat):
-    b.plan("gpu", 0, "h200")
+    b.plan("gpu", 0, "l40s")
 
 
 @edit("basis_on_demand")
@@ -328,7 +328,7 @@ def test_scenarios_are_the_ones_the_tests_assume(built, catalog, base):
     assert col("cost.electricity_usd_per_kWh") == [None] * 6
     assert col("cost.budget_usd") == [None] * 3 + [2e6, None, None]
     assert col("training.time_model") == ["mfu"] * 6  # the book's cases keep the MFU given
-    assert catalog.gpus["h200"].price_reserved_usd_per_gpu_hour is None
+    assert catalog.gpus["l40s"].price_reserved_usd_per_gpu_hour is None
     h800, h20 = catalog.gpus["h800"], catalog.gpus["h20"]
     assert base.row("Plan", "gpu_hour_usd") == [h800.price_reserved_usd_per_gpu_hour] * 4 + [
         h20.price_on_demand_usd_per_gpu_hour, 2.5]

@@ -40,7 +40,7 @@ def _bad_value(key: str, kind: str):
 
 #: (edit name, input key or "gpu", value): the representative edits, then the GPU without a price for the basis
 EDITS = [(f"{key}:{kind}", key, _bad_value(key, kind)) for key in KEYS for kind in KINDS]
-EDITS.append(("gpu_without_price", "gpu", "h200"))  # the H200 has no reserved price; scenarios 0-3 are reserved
+EDITS.append(("gpu_without_price", "gpu", "l40s"))  # the L40S has no reserved price; scenarios 0-3 are reserved
 
 
 def _placed() -> list[tuple[int, int, tuple]]:

@@ -180,14 +180,22 @@ def moved_plan_edits(wb, record: dict, xlsx: Path) -> list[tuple[str, str, str, 
             keys_at[content] = coord
         elif role == "input" and key == "name":
             names_at[content] = coord
-    where: dict[str, tuple[int, int]] = {}
+    found: dict[str, list] = {}
     for row in ws.iter_rows():
         for c in row:
             if isinstance(c.value, str) and (c.value in keys_at or c.value in names_at):
-                if c.value in where:
-                    raise InputError(f"Plan: {c.value!r} appears twice ({where[c.value]} and {c.coordinate}): the "
-                                     "edits cannot be mapped", file=str(xlsx), expected="each key and name once")
-                where[c.value] = (c.row, c.column)
+                found.setdefault(c.value, []).append(c)
+    # a key also stands in the Notes column of its input check (below the inputs): the Key column's copy wins
+    key_col = {coordinate_from_string(coord)[0] for coord in keys_at.values()}
+    where: dict[str, tuple[int, int]] = {}
+    for value, cells in found.items():
+        if len(cells) > 1 and value in keys_at:
+            in_key_col = [c for c in cells if c.column_letter in key_col]
+            cells = in_key_col if len(in_key_col) == 1 else cells
+        if len(cells) > 1:
+            raise InputError(f"Plan: {value!r} appears twice ({cells[0].coordinate} and {cells[1].coordinate}): the "
+                             "edits cannot be mapped", file=str(xlsx), expected="each key and name once")
+        where[value] = (cells[0].row, cells[0].column)
     out = []
     for sheet, coord, role, key, content, _ in record["cells"]:
         if sheet != "Plan" or role != "input" or key == "name":

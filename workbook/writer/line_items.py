@@ -50,8 +50,7 @@ BLOCK_TITLES = {
     "serving_sensitivity": "Serving sensitivity: cost per month and per 1M output tokens, -/+ the step (17.8.11)",
     "tco": "Owned cluster over the TCO horizon: servers, network, storage, power, staff, support; rent beside (17.9.3)",
     "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
-    "input_checks": "Input checks (0 = the cell above holds an allowed value; Notes: the input's key). While one "
-    "is in error, the column's calculated cells read \"input error\"",
+    "input_checks": "Input checks (0 = allowed; Notes: the input's key; 1 makes the column read input error)",
     "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
     "status": "Status of each scenario (input errors first, then hard checks)",
 }

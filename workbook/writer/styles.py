@@ -101,7 +101,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "B params": Decimals(sig=3, max_dec=2),
     # data sizes and rates (bytes exact; GB/TB with the decimals the row needs)
     "B": "#,##0",
-    **{u: _SIZE for u in ("MB", "GB", "TB", "GiB", "MiB", "B/param", "B/token", "B/sample", "MB/GPU-day")},
+    **{u: _SIZE for u in ("MB", "GB", "TB", "GiB", "MiB", "B/param", "B/element", "B/token", "B/sample", "MB/GPU-day")},
     **{u: _RATE for u in ("KB/s", "MB/s", "GB/s", "Gbit/s", "Tbit/s", "requests/s", "M tokens/day")},
     # compute
     "FLOP": Scientific(),
