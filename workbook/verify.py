@@ -206,6 +206,21 @@ def _classify_conditioning(engine: str, values: dict, want: dict, report: Report
     report.mismatches = [m for m in report.mismatches if not (m.engine == engine and (m.sheet, m.cell) in conditioned)]
 
 
+def _preload(engines: list[str]) -> None:
+    """Import, in this thread, what the engine threads import: two threads importing openpyxl (or formulas) for
+    the first time at once can stop with Python's import _DeadlockError (seen with three engines on a cold start)."""
+    import openpyxl  # noqa: F401
+    import openpyxl.cell.cell  # noqa: F401
+    import openpyxl.reader.excel  # noqa: F401
+    import openpyxl.worksheet.formula  # noqa: F401
+
+    if "formulas" in engines:
+        try:
+            import formulas  # noqa: F401
+        except ImportError:  # the engine reports it
+            pass
+
+
 def _recalculate(path: Path, engine: str) -> tuple[dict, float, str]:
     """One engine's values, its wall time in seconds and its version line."""
     from workbook.engines import engine_version, recalculate
@@ -230,6 +245,7 @@ def verify(path: Path | str, engines: list[str] | None = None,
     from workbook.safe_xlsx import check_xlsx
 
     check_xlsx(path)
+    _preload(engines or available_engines())
 
     path = Path(path)
     engines = engines or available_engines()
