@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from workbook.calibrate.report import LABELS, by_kind
-from workbook.calibrate.run import calibrate
 from workbook.catalog import load_catalog
 from workbook.validation import default_files
+from workbook.validation.cv import cross_validation
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
@@ -31,7 +31,7 @@ def _cell(s: dict) -> str:
 
 
 def table() -> str:
-    cal = calibrate(default_files(), load_catalog(), cv="publication")
+    cal = cross_validation(default_files(), load_catalog())
     lines = [f"Run {dt.date.today().isoformat()}: `workbook validate --cv` "
              f"({len(cal.ev.points)} points, {len({p.case.publication for p in cal.ev.points})} publications, "
              f"{len(cal.selection.fitted)} factors refitted per fold; {cal.seconds:.0f} s). "
@@ -53,7 +53,7 @@ def exact_check() -> str:
 
     from workbook.calibrate.run import cross_validate
 
-    cal = calibrate(default_files(), load_catalog(), cv="publication")
+    cal = cross_validation(default_files(), load_catalog())
     fit_all = [i for i, p in enumerate(cal.ev.points) if not p.case.point.holdout]
     exact = cross_validate(cal.ev, fit_all, cal.candidates, cal.prior, cal.fit, "publication", exact=True)
     pub = cal.ev.published

@@ -7,15 +7,22 @@ from pathlib import Path
 from typing import Iterable, TextIO
 
 
+def cross_validation(files: Iterable[str | Path], catalog):
+    """The calibration ``validate --cv`` reports: the registry's factors refitted without each publication's
+    points in turn (scripts/accuracy_table.py and scripts/doc_figures.py quote it)."""
+    from workbook.calibrate.run import calibrate
+
+    return calibrate(list(files), catalog, cv="publication", require_factors=False)
+
+
 def cross_validation_report(files: Iterable[str | Path], catalog, *, as_json: bool, out: TextIO) -> int:
     """Refit the registry's factors without each publication's points, predict them; print or JSON.
 
     Exit status 0 (the report is the result; no tolerance verdict)."""
     from workbook.calibrate.report import as_json as cal_json
     from workbook.calibrate.report import print_calibration
-    from workbook.calibrate.run import calibrate
 
-    cal = calibrate(list(files), catalog, cv="publication", require_factors=False)
+    cal = cross_validation(files, catalog)
     if as_json:
         json.dump(cal_json(cal), out, indent=1)
         out.write("\n")
