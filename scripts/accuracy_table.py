@@ -9,7 +9,6 @@ cross-validated leave-one-publication-out (`workbook validate --cv`), on the shi
 from __future__ import annotations
 
 import datetime as dt
-import re
 import sys
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from workbook.calibrate.report import LABELS, by_kind
 from workbook.catalog import load_catalog
 from workbook.validation import default_files
 from workbook.validation.cv import cross_validation
+from scripts.evidence_table import replace_block
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "validation.md"
 BEGIN, END = "<!-- accuracy-table:begin -->", "<!-- accuracy-table:end -->"
@@ -70,10 +70,10 @@ def main(argv: list[str]) -> int:
     if "--write" not in argv:
         sys.stdout.write(text)
         return 0
-    doc = DOC.read_text(encoding="utf-8")
-    new, n = re.subn(re.escape(BEGIN) + r".*?" + re.escape(END), lambda _m: f"{BEGIN}\n{text}{END}", doc, flags=re.S)
-    if n != 1:
-        print(f"{DOC}: no {BEGIN} ... {END} block", file=sys.stderr)
+    try:
+        new = replace_block(DOC.read_text(encoding="utf-8"), text, BEGIN, END)
+    except ValueError as exc:
+        print(f"{DOC}: {exc}", file=sys.stderr)
         return 2
     DOC.write_text(new, encoding="utf-8")
     print(f"wrote {DOC}")

@@ -121,11 +121,14 @@ def table(all_rows: list[FileRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_block(text: str, block: str) -> str:
-    """``text`` with the part between the markers replaced by ``block``."""
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{block}{END}{tail}"
+def replace_block(text: str, block: str, begin: str = BEGIN, end: str = END) -> str:
+    """``text`` with the part between the markers replaced by ``block`` (scripts/accuracy_table.py uses it
+    with its own markers); ValueError when the markers are not there."""
+    head, sep, rest = text.partition(begin)
+    _, sep2, tail = rest.partition(end)
+    if not (sep and sep2):
+        raise ValueError(f"no {begin} ... {end} block")
+    return f"{head}{begin}\n{block}{end}{tail}"
 
 
 def main(argv: list[str] | None = None) -> int:
