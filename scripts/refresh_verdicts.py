@@ -2,8 +2,8 @@
 from today's run, so the notes follow the model (tests/validation/test_validate.py checks them).
 
 A failing point gets "Not matched (<error>%). " in front of its notes; a point whose notes already open
-with a verdict gets today's; a passing point without one is left alone. Only `notes: "..."` lines (one
-line, double quotes) inside a point are touched.
+with a verdict gets today's (its word and first error; the rest of the bracket is kept); a passing point
+without one is left alone. Only `notes: "..."` lines (one line, double quotes) inside a point are touched.
 
     PYTHONPATH=. python scripts/refresh_verdicts.py catalog/validation/*.yaml          # show what would change
     PYTHONPATH=. python scripts/refresh_verdicts.py --write catalog/validation/*.yaml  # rewrite the files
@@ -17,15 +17,15 @@ import sys
 from pathlib import Path
 
 from workbook.validation import validate
+from workbook.validation.report import NOTES_VERDICT, verdict_head
 
-_VERDICT = re.compile(r"^(Not matched|Matched) \([+-]\d+(?:\.\d+)?%\)\.? ?")
 _POINT = re.compile(r"^\s*- point: *(\S+)\s*$")
 _NOTES = re.compile(r'^(\s*notes: ")(.*)("\s*)$')
 
 
 def verdict(passed: bool, error_frac: float) -> str:
     """The opening of a point's notes for today's result, e.g. 'Not matched (-12.3%). '."""
-    return f"{'Matched' if passed else 'Not matched'} ({100 * error_frac:+.1f}%). "
+    return verdict_head(passed, error_frac) + "). "
 
 
 def refresh(path: Path, results: dict[str, tuple[bool, float]]) -> tuple[str, list[str]]:
@@ -39,12 +39,12 @@ def refresh(path: Path, results: dict[str, tuple[bool, float]]) -> tuple[str, li
         if n and point in results:
             passed, err = results[point]
             body = n.group(2)
-            had = _VERDICT.match(body)
-            if had or not passed:
-                new = verdict(passed, err) + _VERDICT.sub("", body, count=1)
-                if new != body:
-                    line = f"{n.group(1)}{new}{n.group(3)}\n"
-                    changed.append(point)
+            had = NOTES_VERDICT.match(body)
+            new = (verdict_head(passed, err) + body[had.end():] if had
+                   else verdict(passed, err) + body if not passed else body)
+            if new != body:
+                line = f"{n.group(1)}{new}{n.group(3)}\n"
+                changed.append(point)
         out.append(line)
     return "".join(out), changed
 

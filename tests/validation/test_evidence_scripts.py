@@ -47,6 +47,14 @@ def test_refresh_rewrites_a_verdict_adds_one_to_a_failure_and_leaves_a_plain_pas
     assert 'notes: "Not matched (+50.0%). plain text"' in text
 
 
+def test_refresh_keeps_the_rest_of_a_verdicts_bracket(tmp_path):
+    f = tmp_path / "v.yaml"
+    f.write_text('points:\n  - point: a\n    notes: "Matched (+25.7%; +42.7% before the change). text"\n',
+                 encoding="utf-8")
+    text, changed = refresh_verdicts.refresh(f, {"a": (True, 0.201)})
+    assert changed == ["a"] and 'notes: "Matched (+20.1%; +42.7% before the change). text"' in text
+
+
 def test_verdict_is_what_the_notes_test_reads():
     assert refresh_verdicts.verdict(True, 0.0449) == "Matched (+4.5%). "
     assert refresh_verdicts.verdict(False, -0.4) == "Not matched (-40.0%). "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 from workbook.cli import main
 from workbook.validation import DEFAULT_DIR, default_files, load_validation_file, validate
+from workbook.validation.report import NOTES_VERDICT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -219,16 +219,13 @@ def test_shipped_step_time_points_pass_at_15_percent():
     assert all(r.passed for r in results), [(r.point, r.error_frac) for r in results if not r.passed]
 
 
-_VERDICT = re.compile(r"^(Not matched|Matched) \(([+-]\d+(?:\.\d+)?)%")
-
-
 def test_shipped_notes_state_each_points_verdict_and_error_as_run_today():
     """A shipped point that fails says so first ("Not matched (+x.x%"), and a note that opens with a
     verdict ("Matched (" / "Not matched (") quotes today's error to one decimal: notes cannot go stale
     when the model moves a point."""
     stale = []
     for r in validate(SHIPPED):
-        m = _VERDICT.match(r.notes)
+        m = NOTES_VERDICT.match(r.notes)
         if not r.passed and (m is None or m.group(1) != "Not matched"):
             stale.append(f"{r.point}: fails ({r.error_frac:+.1%}) but its notes do not open with 'Not matched ('")
         elif m is not None:

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, TextIO
 
 from workbook.validation.run import Result
 
 HEADERS = ["file", "point", "key", "unit", "published", "ours", "error %", "tol %", "result"]
+
+#: the verdict that opens a point's notes, "Matched (+4.5%). ..." / "Not matched (-12.3%; ...). ...": group 1
+#: the word, group 2 today's error in % (scripts/refresh_verdicts.py writes it, tests/validation checks it)
+NOTES_VERDICT = re.compile(r"^(Not matched|Matched) \(([+-]\d+(?:\.\d+)?)%")
+
+
+def verdict_head(passed: bool, error_frac: float) -> str:
+    """The part of a notes verdict that ``NOTES_VERDICT`` reads, e.g. 'Not matched (-12.3%'."""
+    return f"{'Matched' if passed else 'Not matched'} ({100 * error_frac:+.1f}%"
 
 
 def _num(v: float) -> str:
