@@ -52,3 +52,11 @@ def test_a_folder_that_is_neither_is_refused(tmp_path):
     with pytest.raises(InputError) as e:
         load_catalog_dir(tmp_path)
     assert "neither a catalogue" in str(e.value)
+
+
+def test_a_profile_twice_in_an_overlay_is_refused(tmp_path):
+    prof = load_catalog().engines.profile("vllm-0.10").model_dump(mode="json")
+    (tmp_path / "engines.yaml").write_text(yaml.safe_dump({"profiles": [prof, dict(prof)]}))
+    with pytest.raises(InputError) as e:
+        load_catalog_dir(tmp_path)
+    assert "engines.yaml" in str(e.value) and "duplicate id 'vllm-0.10'" in str(e.value)

@@ -12,11 +12,10 @@ import datetime as dt
 from pathlib import Path
 
 import yaml
-from pydantic import ValidationError
 
 from workbook.catalog.load import DEFAULT_DIR, load_catalog, load_records
 from workbook.catalog.models import DefaultValue, Defaults, GpuEfficiency, Model
-from workbook.catalog.yamlio import line_of, load_yaml, to_input_error
+from workbook.catalog.yamlio import line_of, load_yaml
 from workbook.errors import InputError
 
 #: catalogue files an overlay may hold (a folder with gpus.yaml is a whole catalogue)
@@ -51,7 +50,7 @@ def _known(file: Path, lines, i: int, field: str, value: str, known) -> None:
 
 def load_overlay(folder: Path, base=None):
     """The base catalogue (default the shipped one) with the overlay's records merged in by id."""
-    from workbook.catalog.engines import EnginesCatalog
+    from workbook.catalog.engines import EnginesCatalog, load_engines
 
     cat = base if base is not None else load_catalog(DEFAULT_DIR)
     update: dict = {}
@@ -71,19 +70,7 @@ def load_overlay(folder: Path, base=None):
             _known(path, lines, i, "gpu", gid, cat.gpus)
         update["efficiency"] = {**cat.efficiency, **recs}
     if (folder / "engines.yaml").exists():
-        path = folder / "engines.yaml"
-        data, lines = load_yaml(path)
-        if not isinstance(data, dict) or not set(data) <= {"devices", "profiles"}:
-            raise InputError("expected a mapping with 'devices' and/or 'profiles' lists", file=str(path), line=1)
-        try:
-            part = EnginesCatalog.model_validate({"devices": data.get("devices") or [],
-                                                  "profiles": data.get("profiles") or []})
-        except ValidationError as exc:
-            raise to_input_error(exc, file=str(path), lines=lines, model=EnginesCatalog) from None
-        for i, d in enumerate(part.devices):
-            if d.gpu not in cat.gpus:
-                raise InputError(f"unknown GPU id {d.gpu!r}", file=str(path), line=line_of(lines, ("devices", i, "gpu")),
-                                 field=f"devices[{i}].gpu", expected="one of " + ", ".join(cat.gpus))
+        part = load_engines(folder / "engines.yaml", gpu_ids=cat.gpus, partial=True)
         base_eng = cat.engines
         devices = {d.gpu: d for d in (base_eng.devices if base_eng else [])} | {d.gpu: d for d in part.devices}
         profiles = {p.id: p for p in (base_eng.profiles if base_eng else [])} | {p.id: p for p in part.profiles}

@@ -149,17 +149,22 @@ def _record_name(data: object, loc: tuple) -> str | None:
     return None
 
 
-def load_engines(path: str | Path | None = None, *, gpu_ids: Optional[Iterable[str]] = None) -> EnginesCatalog:
+def load_engines(path: str | Path | None = None, *, gpu_ids: Optional[Iterable[str]] = None,
+                 partial: bool = False) -> EnginesCatalog:
     """Validate catalog/engines.yaml (or ``path``).
 
     InputError names the file, the line, the record (``profiles[2] (vllm-0.6.0)``) and the field, for bad
     YAML, a missing or unknown field, a value out of range, a duplicate id, or (with ``gpu_ids``) a
-    device record naming a GPU that gpus.yaml does not have.
+    device record naming a GPU that gpus.yaml does not have. ``partial`` (a catalogue overlay's file) lets
+    either list be absent.
     """
     path = Path(path) if path is not None else DEFAULT_DIR / ENGINES_FILE
     data, lines = load_yaml(path)
     if not isinstance(data, dict):
-        raise InputError("expected a mapping with 'devices' and 'profiles' lists", file=str(path), line=1)
+        raise InputError(f"expected a mapping with 'devices' {'and/or' if partial else 'and'} 'profiles' lists",
+                         file=str(path), line=1)
+    if partial:
+        data = {**data, "devices": data.get("devices") or [], "profiles": data.get("profiles") or []}
     try:
         cat = EnginesCatalog.model_validate(data)
     except ValidationError as exc:
