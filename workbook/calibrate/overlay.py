@@ -94,7 +94,7 @@ def write_overlay(folder: Path, catalog, values: dict, *, source: str, as_of: dt
     for f in values:
         by_table.setdefault(f.spec.table, {}).setdefault(f.record, []).append(f.spec.field)
 
-    def record(rec, fields: list[str]) -> dict:
+    def record(rec, before, fields: list[str]) -> dict:
         d = rec.model_dump(mode="json")
         d["source"] = source
         d["as_of"] = as_of.isoformat()
@@ -103,28 +103,24 @@ def write_overlay(folder: Path, catalog, values: dict, *, source: str, as_of: dt
             fs[fld] = f"{source}: {note}"
         d["field_sources"] = fs
         d["notes"] = (f"{note}. Catalogue values before calibration: "
-                      + ", ".join(f"{fld} {getattr(rec_before(rec), fld):g}" for fld in sorted(fields)))[:2000]
+                      + ", ".join(f"{fld} {getattr(before, fld):g}" for fld in sorted(fields)))[:2000]
         return d
-
-    def rec_before(rec):
-        if hasattr(rec, "id"):
-            return catalog.engines.profile(rec.id)
-        if hasattr(rec, "cuda_total_GiB"):
-            return catalog.engines.device(rec.gpu)
-        return catalog.efficiency[rec.gpu]
 
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     if "efficiency" in by_table:
-        recs = [record(new.efficiency[g], flds) for g, flds in sorted(by_table["efficiency"].items())]
+        recs = [record(new.efficiency[g], catalog.efficiency[g], flds)
+                for g, flds in sorted(by_table["efficiency"].items())]
         _dump(folder / "efficiency.yaml", recs)
         written.append(folder / "efficiency.yaml")
     if "device" in by_table or "engine" in by_table:
         eng: dict[str, list] = {}
         if "device" in by_table:
-            eng["devices"] = [record(new.engines.device(g), f) for g, f in sorted(by_table["device"].items())]
+            eng["devices"] = [record(new.engines.device(g), catalog.engines.device(g), f)
+                              for g, f in sorted(by_table["device"].items())]
         if "engine" in by_table:
-            eng["profiles"] = [record(new.engines.profile(p), f) for p, f in sorted(by_table["engine"].items())]
+            eng["profiles"] = [record(new.engines.profile(p), catalog.engines.profile(p), f)
+                               for p, f in sorted(by_table["engine"].items())]
         _dump(folder / "engines.yaml", eng)
         written.append(folder / "engines.yaml")
     return written
