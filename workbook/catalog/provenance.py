@@ -28,7 +28,8 @@ PRICE_FIELD_BY_BASIS: dict[str, str] = {
     "reserved_3y": "price_reserved_3y_usd_per_gpu_hour",
     "spot": "price_spot_usd_per_gpu_hour",
 }
-#: purchase prices (USD), flagged whatever the basis (a buy-versus-rent comparison reads them)
+#: purchase prices (USD): flagged when no price basis is asked (no calculation reads them yet: the TCO takes the
+#: server capex from the scenario or Defaults), so a plan at a basis is not flagged for a value it does not use
 PURCHASE_FIELDS: tuple[str, ...] = ("purchase_usd_per_gpu", "purchase_usd_per_server")
 
 _PRICE_FIELDS = frozenset(PRICE_FIELD_BY_BASIS.values()) | frozenset(PURCHASE_FIELDS)
@@ -64,7 +65,6 @@ def _status_of(text: str) -> Optional[Status]:
 def _gpu_flags(gpu: Any, price_basis: Optional[str]) -> list[ProvenanceFlag]:
     rec = f"gpus.yaml:{gpu.id}"
     wanted_prices = set(_PRICE_FIELDS) if price_basis is None else {PRICE_FIELD_BY_BASIS.get(price_basis, "")}
-    wanted_prices |= set(PURCHASE_FIELDS) if price_basis is None else set()
     out = []
     for field, text in gpu.field_sources.items():
         if field in _PRICE_FIELDS and (field not in wanted_prices or getattr(gpu, field, None) is None):
