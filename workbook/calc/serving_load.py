@@ -32,7 +32,7 @@ from workbook.units import MS_PER_S
 _S = "docs/serving.md"
 REFINEMENTS = sl.DEFAULT_REFINEMENTS
 #: the steady state's cap on the prefill busy share (serving_load.steady_state)
-RHO_MAX = 0.999999
+RHO_MAX = sq.RHO_MAX
 
 
 def _refinement_quantities(r: int) -> list[Q]:
