@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import pytest
 
 from workbook.catalog import load_catalog
 from workbook.reference import fp8
 from workbook.reference import step_time as stm
+from workbook.scenario.model import Fp8Recipe
 
 
 def _kw(gpu_id: str = "h100", **over) -> dict:
@@ -21,6 +24,7 @@ def _kw(gpu_id: str = "h100", **over) -> dict:
 
 def test_every_recipe_has_a_source_and_sane_factors():
     assert set(fp8.RECIPES) == set(fp8.FP8_RECIPES) and fp8.FP8_RECIPES[0] == fp8.DEFAULT_RECIPE
+    assert fp8.FP8_RECIPES == get_args(Fp8Recipe)  # the scenario input's choices are the table's rows, in order
     for name, r in fp8.RECIPES.items():
         assert 0 < r.gemm_rate_frac <= 1 and r.cast_bytes_per_elem >= 3 and r.weight_bytes in (1.0, 2.0), name
         assert r.source

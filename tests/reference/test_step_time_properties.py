@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from workbook.catalog import load_catalog
+from workbook.reference import fp8
 from workbook.reference import step_time as stm
 
 CAT = load_catalog()
@@ -42,17 +43,23 @@ def layouts(draw):
               reshard_after_forward=draw(st.booleans()),
               **stm.hardware_from_catalog(gpu=gpu, efficiency=CAT.efficiency_of(gpu_id)))
     if gpu.fp8_dense_TFLOPS and draw(st.booleans()):
-        kw.update(fp8_recipe=draw(st.sampled_from(["delayed", "current", "rowwise", "blockwise"])),
+        kw.update(fp8_recipe=draw(st.sampled_from(fp8.FP8_RECIPES)),
                   fp8_peak_TFLOPS=gpu.fp8_dense_TFLOPS)
     return kw, dp, draw(st.sampled_from([1, 4, 16])), draw(st.sampled_from([0, 1, 3]))
+
+
+def _step(case, *, micro_batches_x: int = 1, drop: tuple[str, ...] = (), **over) -> dict:
+    """step_time of a drawn layout: ``micro_batches_x`` times its micro-batches, keywords ``over`` replaced and
+    ``drop`` removed."""
+    kw, dp, m, zero = case
+    kw = {k: v for k, v in {**kw, **over}.items() if k not in drop}
+    return stm.step_time(dp=dp, micro_batches=micro_batches_x * m, zero_stage=zero, **kw)
 
 
 @SETTINGS
 @given(layouts())
 def test_more_micro_batches_never_shorten_the_step(case):
-    kw, dp, m, zero = case
-    a = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **kw)
-    b = stm.step_time(dp=dp, micro_batches=2 * m, zero_stage=zero, **kw)
+    a, b = _step(case), _step(case, micro_batches_x=2)
     assert b["tokens_per_step"] > a["tokens_per_step"]
     assert b["step_s"] >= a["step_s"] * (1 - 1e-12)
 
@@ -60,10 +67,10 @@ def test_more_micro_batches_never_shorten_the_step(case):
 @SETTINGS
 @given(layouts())
 def test_a_larger_micro_batch_or_a_longer_sequence_never_shortens_the_step(case):
-    kw, dp, m, zero = case
-    a = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **kw)
-    b = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **{**kw, "micro_batch": 2 * kw["micro_batch"]})
-    c = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **{**kw, "seq_len": 2 * kw["seq_len"]})
+    kw = case[0]
+    a = _step(case)
+    b = _step(case, micro_batch=2 * kw["micro_batch"])
+    c = _step(case, seq_len=2 * kw["seq_len"])
     assert b["step_s"] >= a["step_s"] * (1 - 1e-12)
     assert c["step_s"] >= a["step_s"] * (1 - 1e-12)
 
@@ -71,8 +78,7 @@ def test_a_larger_micro_batch_or_a_longer_sequence_never_shortens_the_step(case)
 @SETTINGS
 @given(layouts())
 def test_hardware_flops_are_at_least_model_flops(case):
-    kw, dp, m, zero = case
-    r = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **kw)
+    r = _step(case)
     assert r["hardware_FLOPs_per_step"] >= r["model_FLOPs_per_step"] > 0
     assert r["hfu"] >= r["mfu"]
 
@@ -83,20 +89,16 @@ def test_more_recompute_never_lowers_the_step_time(case):
     """Known exception, excluded here and listed in docs/step_time.md "Limits": with CP > 1 the recomputed
     attention hides CP ring traffic and also widens the backward that hides the DP reduction, so one
     stretch of compute is counted twice as an overlap window (a few 0.1 % of the step)."""
-    kw, dp, m, zero = case
-    assume(kw["cp"] == 1)
-    steps = [stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **{**kw, "recompute": r})["step_s"]
-             for r in ("none", "selective", "full")]
+    assume(case[0]["cp"] == 1)
+    steps = [_step(case, recompute=r)["step_s"] for r in ("none", "selective", "full")]
     assert steps[0] <= steps[1] * (1 + 1e-12) and steps[1] <= steps[2] * (1 + 1e-12)
 
 
 @SETTINGS
 @given(layouts())
 def test_fp8_does_not_change_the_work(case):
-    kw, dp, m, zero = case
-    bf16 = {k: v for k, v in kw.items() if k not in ("fp8_recipe", "fp8_peak_TFLOPS")}
-    a = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **bf16)
-    b = stm.step_time(dp=dp, micro_batches=m, zero_stage=zero, **kw)
+    a = _step(case, drop=("fp8_recipe", "fp8_peak_TFLOPS"))
+    b = _step(case)
     assert a["model_FLOPs_per_step"] == b["model_FLOPs_per_step"]
 
 

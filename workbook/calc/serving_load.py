@@ -32,7 +32,7 @@ from workbook.units import MS_PER_S
 _S = "docs/serving.md"
 REFINEMENTS = sl.DEFAULT_REFINEMENTS
 #: the steady state's cap on the prefill busy share (serving_load.steady_state)
-RHO_MAX = 0.999999
+RHO_MAX = sq.RHO_MAX
 
 
 def _refinement_quantities(r: int) -> list[Q]:
@@ -215,29 +215,23 @@ def compute(ctx: Context) -> dict[str, float]:
         **terms,
         "srv_load_prefill_busy_frac": st["prefill_busy_frac"],
         "srv_load_tpot_ms": st["tpot_s"] * MS_PER_S,
-        **_ttft_rows(ctx, st, lam, terms, fin["step_s"]),
+        **_ttft_rows(ctx, st, terms, fin["step_s"]),
         "srv_load_tokens_per_s": st["throughput_tok_per_s"],
         "srv_load_tokens_per_s_per_gpu": st["per_gpu_tok_per_s"],
     })
     return out
 
 
-def _ttft_rows(ctx: Context, st: dict, lam: float, terms: dict, t_d: float) -> dict[str, float]:
-    """TTFT under the load and the tails (serving_queue) as rows, from the steady state's final terms."""
-    eng = engine_of(ctx)
+def _ttft_rows(ctx: Context, st: dict, terms: dict, t_d: float) -> dict[str, float]:
+    """TTFT under the load and the tails as rows: the steady state's (serving_queue) figures, and the scheduler wait
+    and the prefill part the sheet builds them from (the final terms')."""
+    w0 = sl.sched_wait_steps(engine_of(ctx), terms["srv_ssf_waits"])
     sat = st["saturated"] == 1
-    rho = st["prefill_busy_frac"]
-    r = terms["srv_ssf_rho"] / lam
-    w0 = sl.sched_wait_steps(eng, terms["srv_ssf_waits"])
-    service = max((terms["srv_ssf_waits"] - w0) * t_d + terms["srv_ssf_fixed"], ctx.q["srv_pf1_prefill_s"])
-    tq = dict(sched_wait_s=w0 * t_d, service_load_s=service, service_idle_s=ctx.q["srv_pf1_prefill_s"], rho=rho,
-              prefill_per_request_s=r, overhead_s=eng.request_overhead_ms / MS_PER_S)
-    out = {"srv_load_pf_per_request_s": r, "srv_load_sched_wait_steps": w0, "srv_load_service_s": service,
-           "srv_load_queue_wait_s": sq.queue_wait_s(rho=rho, cycle_s=2 * w0 * t_d, service_s=r),
-           "srv_load_ttft_ms": 0.0 if sat else sq.ttft_under_load_s(**tq) * MS_PER_S}
-    for name, qv in sq.QUANTILES.items():
-        out[f"srv_load_ttft_{name}_ms"] = 0.0 if sat else sq.ttft_under_load_s(**tq, q=qv) * MS_PER_S
-        out[f"srv_load_tpot_{name}_ms"] = sq.tpot_quantile_s(
-            tpot_s=st["tpot_s"], rho=rho, prefill_per_request_s=r, output_tokens=float(ctx.s.inference.output_tokens),
-            z=sq.NORMAL_Z[name]) * MS_PER_S
+    out = {"srv_load_pf_per_request_s": st["prefill_per_request_s"], "srv_load_sched_wait_steps": w0,
+           "srv_load_service_s": max((terms["srv_ssf_waits"] - w0) * t_d + terms["srv_ssf_fixed"],
+                                     ctx.q["srv_pf1_prefill_s"]),
+           "srv_load_queue_wait_s": st["queue_wait_s"], "srv_load_ttft_ms": 0.0 if sat else st["ttft_s"] * MS_PER_S}
+    for name in sq.QUANTILES:
+        out[f"srv_load_ttft_{name}_ms"] = 0.0 if sat else st[f"ttft_{name}_s"] * MS_PER_S
+        out[f"srv_load_tpot_{name}_ms"] = st[f"tpot_{name}_s"] * MS_PER_S
     return out

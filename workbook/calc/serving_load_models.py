@@ -14,6 +14,7 @@ from workbook.calc.serving_memory import engine_of
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_quantities, decode_values
 from workbook.reference import serving_closed_loop as cl
+from workbook.reference.prefill_time import request_overhead_s
 from workbook.reference.serving_load import sched_wait_steps
 from workbook.scenario.model import LoadModel
 from workbook.units import MS_PER_S
@@ -73,7 +74,7 @@ def compute(ctx: Context) -> dict[str, float]:
     S, O = float(inf.prompt_tokens), float(inf.output_tokens)
     dp, gpus = q["srv_attention_dp"], float(inf.tp * inf.ep)
     cap, chunk = q["srv_load_batch_cap_used"], float(eng.prefill_chunk_tokens)
-    ov = eng.request_overhead_ms / MS_PER_S
+    ov = request_overhead_s(eng)
     out: dict[str, float] = {"srv_load_model_position": float(LOADS.index(inf.load) + 1), "srv_request_overhead_s": ov}
     # static batch
     rank_b = max(inf.batch / dp, 1.0)

@@ -19,8 +19,10 @@ from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_prefill import prefill_quantities, prefill_values
 from workbook.calc.serving_step import decode, decode_kwargs, decode_quantities, decode_values
 from workbook.reference import serving_closed_loop as cl
+from workbook.reference import serving_load as sl
 from workbook.reference import serving_max_load as ml
 from workbook.reference import serving_queue as sq
+from workbook.reference.prefill_time import request_overhead_s
 from workbook.reference.serving_shape import model_shape
 from workbook.units import MS_PER_S
 
@@ -137,11 +139,11 @@ def compute(ctx: Context) -> dict[str, float]:
         waits = n / 2.0 if sep else 0.5 + steps
         flat = q["srv_pf1_prefill_s"] if sep else fixed
         g = (pf2[f"{p}_pf2_prefill_s"] - t_k) / k0 * n * lo["step_s"] if sep else 0.0
-        w0 = waits if sep else 0.5
+        w0 = sl.sched_wait_steps(eng, waits)
         wkw = dict(rho=min(lam * rr, ml.RHO_MAX), cycle_s=2 * w0 * lo["step_s"], service_s=rr)
         wq, wq_g = sq.queue_wait_s(**wkw), rr * sq.queue_wait_slope_s(**wkw)
         wq0 = wq - wq_g * lam
-        Tt = max(0.0, Tf - eng.request_overhead_ms / MS_PER_S)
+        Tt = max(0.0, Tf - request_overhead_s(eng))
         u1, u2, v = (Tt - flat - wq0) / waits, (Tt - fixed + g * lam - wq0) / waits, (g + wq_g) / waits
         u3, v1, v3 = (Tt - q["srv_pf1_prefill_s"] - wq0) / w0, wq_g / waits, wq_g / w0
         t_c = q["srv_off_step_s"]

@@ -135,7 +135,7 @@ def compute(ctx: Context) -> dict[str, float]:
     tp, L, d = float(inf.tp), float(shape.layers), float(shape.d_model)
     n_ar = dt.ALLREDUCES_PER_LAYER if inf.tp > 1 else 0
     kernels = L * (dt.GEMMS_PER_LAYER[kind] + dt.SMALL_KERNELS_PER_LAYER[kind] + 1 + n_ar) + dt.SAMPLER_KERNELS
-    bw = hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
+    bw = dt.decode_Bps(hw)
     wr1 = dt.decode_weight_read_bytes(shape, query_tokens=1.0, tp=inf.tp, ep=inf.ep, weight_precision=inf.weight_precision,
                                       redundant_experts=inf.redundant_experts)
     ffn_local = (shape.top_k * shape.expert_ffn_width if shape.moe else shape.dense_ffn_width) / (1 if inf.ep > 1 else tp)

@@ -161,9 +161,14 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
     )
 
 
+def fp8_recipe_name(t: Any) -> str:
+    """The FP8 recipe input, blank = the default (delayed); the rows show it whatever the precision."""
+    return t.fp8_recipe or fp8.DEFAULT_RECIPE
+
+
 def fp8_recipe(t: Any) -> str | None:
     """The FP8 recipe in use: the input (blank = delayed) under precision fp8, else None."""
-    return (t.fp8_recipe or fp8.DEFAULT_RECIPE) if t.precision == "fp8" else None
+    return fp8_recipe_name(t) if t.precision == "fp8" else None
 
 
 def reference_step(ctx: Context) -> dict[str, float]:
@@ -181,7 +186,7 @@ def compute(ctx: Context) -> dict[str, float]:
     mla = m.attention == "mla"
     out = {f"eff_{f}": float(getattr(ctx.eff, f)) for f, _, _ in _EFF}
     fw = shipped_frameworks()[t.framework]
-    recipe = fp8.recipe(t.fp8_recipe or fp8.DEFAULT_RECIPE)
+    recipe = fp8.recipe(fp8_recipe_name(t))
     on = kw["fp8_recipe"] is not None
     fp8_peak = fp8.fp8_gemm_peak_TFLOPS(bf16_dense_TFLOPS=kw["peak_TFLOPS"], fp8_dense_TFLOPS=kw["fp8_peak_TFLOPS"],
                                         gemm_rate_frac=recipe.gemm_rate_frac)
@@ -195,7 +200,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],
         "st_fp8_flag": on,
-        "st_fp8_recipe_index": fp8.FP8_RECIPES.index(t.fp8_recipe or fp8.DEFAULT_RECIPE) + 1,
+        "st_fp8_recipe_index": fp8.FP8_RECIPES.index(fp8_recipe_name(t)) + 1,
         "st_fp8_gemm_rate_frac": recipe.gemm_rate_frac,
         "st_fp8_cast_bytes": recipe.cast_bytes_per_elem,
         "st_fp8_gemm_peak_TFLOPS": fp8_peak,

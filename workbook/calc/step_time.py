@@ -11,7 +11,7 @@ the sheet's formulas are built from.
 from __future__ import annotations
 
 from workbook.calc.base import Context, Q
-from workbook.calc.step_inputs import reference_step
+from workbook.calc.step_inputs import step_kwargs
 from workbook.reference import step_time as stm
 from workbook.units import GB
 
@@ -94,8 +94,8 @@ QUANTITIES = [
 
 def compute(ctx: Context) -> dict[str, float]:
     t, q, m = ctx.s.training, ctx.q, ctx.model
-    r = reference_step(ctx)
-    kw_p = ctx.eff.gemm_ridge_p_fp8 if q["st_fp8_flag"] else ctx.eff.gemm_ridge_p_bf16
+    kw = step_kwargs(ctx)
+    r = stm.step_time(**kw)
     gpn = int(ctx.gpu.gpus_per_node)
     nvl, nic = (q["st_nvlink_bw_GBps"], q["st_nvlink_alpha_s"]), (q["st_nic_bw_GBps"], q["st_nic_alpha_s"])
     tokens, shard, act_b, s = q["st_tokens_mb"], q["st_shard"], q["st_act_bytes"], t.seq_len
@@ -130,7 +130,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_elem_ff_elems": elem_ff,
         "st_elem_scores_elems": scores,
         "st_elem_fwd_B": act_b * (elem_d + elem_ff + scores) * q["st_fw_elem_factor"],
-        "st_gemm_ridge_p": kw_p,
+        "st_gemm_ridge_p": kw["gemm_ridge_p"],
         "st_gemm_compute_mb_s": r["gemm_compute_mb_s"],
         "st_gemm_operand_bytes": 1.0 if q["st_fp8_flag"] else act_b,
         "st_gemm_memory_mb_s": r["gemm_memory_mb_s"],

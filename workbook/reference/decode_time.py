@@ -128,6 +128,12 @@ def gemm_ridge_p(hw: dict, *, weight_precision: str) -> float:
     return hw["gemm_ridge_p_fp8"] if fp8 else hw["gemm_ridge_p_bf16"]
 
 
+def decode_Bps(hw: dict) -> float:
+    """Bandwidth the skinny GEMMs stream their weights (and decode its KV) at: HBM x the device record's
+    decode_hbm_efficiency (engines.yaml, from torch GEMMs at M = 1-16); prefill chunks stream weights at it too."""
+    return hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
+
+
 def gemm_time_s(*, memory_s: float, compute_s: float, ridge_p: float) -> float:
     """Time of a GEMM from its memory and compute bounds, smooth roofline (t_mem^p + t_comp^p)^(1/p).
     Real GEMMs near the ridge (M ~ peak/BW) reach neither bound; p is fitted to published GEMM tables
@@ -288,7 +294,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
     """One pass of the decoder stack over ``batch`` requests (the whole step when the engine runs one)."""
     n = batch * query_tokens_per_seq
     L = shape.layers
-    bw = hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
+    bw = decode_Bps(hw)
     kind = layer_kind(shape)
 
     wr = decode_weight_read_bytes(shape, query_tokens=n, tp=tp, ep=ep, redundant_experts=redundant_experts,

@@ -91,6 +91,7 @@ from workbook.reference.decode_time import (
     EP_COMBINE_BYTES,
     EP_DISPATCH_BYTES,
     alltoall_alpha_s,
+    decode_Bps,
     decode_step,
     GEMMS_PER_LAYER,
     SMALL_KERNELS_PER_LAYER,
@@ -288,7 +289,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     L = shape.layers
     kind = layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
-    bw_w = weight_stream_Bps(hw)
+    bw_w = decode_Bps(hw)  # the weights stream as decode's skinny GEMMs do (module docstring, "Small shapes")
     peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
     ridge_p = gemm_ridge_p(hw, weight_precision=weight_precision)
     f_tok = linear_FLOPs_per_token(shape, tp=tp, ep=ep)
@@ -377,12 +378,6 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
             hw["nvlink_GBps"] * GB * eff)
     a2a = prefill_alltoall(shape, hw=hw, engine=engine, ep=ep, ep_nodes=ep_nodes)
     return lin + attn + ar + max(1.0 - ep_overlap_frac, a2a["comm_sm_frac"]) * a2a["s_per_token"]
-
-
-def weight_stream_Bps(hw: dict) -> float:
-    """Bandwidth the prefill GEMMs stream weights at: decode's GEMM bandwidth (device record), since a
-    memory-bound prefill chunk runs the same skinny GEMMs (module docstring, "Small shapes")."""
-    return hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"]
 
 
 def request_overhead_s(engine: Any) -> float:

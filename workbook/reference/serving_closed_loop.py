@@ -46,9 +46,9 @@ from typing import Any
 from workbook.reference import serving_queue as sq
 from workbook.reference.args import nonnegative as _nonneg
 from workbook.reference.args import positive as _pos
+from workbook.reference.serving import FLOOR_EPS
+from workbook.reference.serving_max_load import smaller_root
 
-#: tolerance before rounding a batch down (serving_load's floor eps)
-FLOOR_EPS = 1e-9
 #: floor of a chord's rise (a flat decode step or prefill never binds)
 RISE_MIN = 1e-12
 
@@ -59,9 +59,8 @@ def closed_loop_rate(*, clients: float, fixed_s: float, decode_step_s: float, pr
     _nonneg(clients=clients, fixed_s=fixed_s, decode_step_s=decode_step_s,
             prefill_per_request_s=prefill_per_request_s, decode_steps=decode_steps)
     b, T, r = clients, fixed_s, prefill_per_request_s
-    q = T + decode_steps * decode_step_s + b * r
-    den = q + math.sqrt(max(q * q - 4.0 * T * r * b, 0.0))
-    return 2.0 * b / den if den > 0 else 0.0
+    # T·r·lambda² − q·lambda + b = 0: the batch-cap bound's quadratic (serving_max_load.cap_bound)
+    return smaller_root(A=T * r, b=T + decode_steps * decode_step_s + b * r, C=b)
 
 
 def closed_loop(*, concurrency: float, cap: float, decode_step_s: float, prefill_per_request_s: float,

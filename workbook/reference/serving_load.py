@@ -164,7 +164,7 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
     t_d = _decode(shape, B, ctx, dkw)
     rho, fixed, waits = _prefill_terms(shape, lam=lam, t_d=t_d, batch=B, prompt=p, engine=engine, pf_kw=pf_kw)
     r_req = rho / lam  # prefill busy time per request
-    rho = min(rho, 0.999999)
+    rho = min(rho, sq.RHO_MAX)
     tpot = t_d / (1.0 - rho) / tokens_per_step
     if idle_prefill_s is None:
         idle_prefill_s = prefill_time(shape, prompt_tokens=p, batch=1.0, engine=engine, **pf_kw)["prefill_s"]

@@ -41,8 +41,8 @@ from workbook.reference.serving_shape import ModelShape
 MAX_LOAD_REFINEMENTS = 9
 #: floor of the smaller root's denominator (a bound without a positive root never binds)
 ROOT_DENOM_MIN = 1e-12
-#: cap on the prefill busy share (serving_load.steady_state)
-RHO_MAX = 0.999999
+#: cap on the prefill busy share (serving_load.steady_state; defined in serving_queue)
+RHO_MAX = sq.RHO_MAX
 #: which bound sets the largest load
 BINDS = {0: "nothing meets the targets (load 0)", 1: "TPOT target", 2: "TTFT target",
          3: "batch cap (KV pool / max_num_seqs)", 4: "offline throughput"}

@@ -43,7 +43,7 @@ from workbook.reference.args import nonnegative as _nonneg
 #: the tail quantiles service targets are written in, and the standard normal's quantiles at them
 QUANTILES = {"p90": 0.90, "p99": 0.99}
 NORMAL_Z = {"p90": 1.2815515655446004, "p99": 2.3263478740408408}
-#: cap on the prefill busy share (serving_load.steady_state)
+#: cap on the prefill busy share (serving_load.steady_state, serving_max_load and the closed loop use this one)
 RHO_MAX = 0.999999
 
 

@@ -47,8 +47,9 @@ from typing import Any
 
 from workbook.reference import fp8
 from workbook.reference.decode_time import gemm_time_s
+from workbook.reference.hardware import nic_aggregate_GBps
 from workbook.reference.params import ffn_matrices, mla_attention_params
-from workbook.units import BITS_PER_BYTE, GB, TERA
+from workbook.units import GB, TERA
 
 SCHEDULES = ("1f1b", "interleaved", "zero_bubble")
 RECOMPUTE_MODES = ("none", "selective", "full")
@@ -654,7 +655,7 @@ def nic_GBps_per_gpu(*, nic_Gbps: float, nics_per_node: float, gpus_per_node: fl
     """Scale-out bandwidth per GPU, one direction: NICs per node x line rate / 8 / GPUs per node
     (spec 17.1.2): 8 x 400 Gbit/s on 8 GPUs = 50 GB/s."""
     _pos(nic_Gbps=nic_Gbps, nics_per_node=nics_per_node, gpus_per_node=gpus_per_node)
-    return nics_per_node * nic_Gbps / BITS_PER_BYTE / gpus_per_node
+    return nic_aggregate_GBps(nics=nics_per_node, gbit_per_port=nic_Gbps) / gpus_per_node
 
 
 def hardware_from_catalog(*, gpu: Any, efficiency: Any, nic_Gbps: float | None = None,

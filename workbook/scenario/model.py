@@ -63,6 +63,12 @@ def required_if(info) -> tuple[str, str] | None:
     return tuple(cond.split("=", 1)) if cond else None
 
 
+def only_if(info) -> tuple[str, str] | None:
+    """(sibling field, value) without which a given input is an error, or None."""
+    cond = (info.json_schema_extra or {}).get("only_if")
+    return tuple(cond.split("=", 1)) if cond else None
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_assignment=True)
 
@@ -196,10 +202,13 @@ class TrainingInputs(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _fp8_recipe_needs_fp8(self) -> "TrainingInputs":
-        if self.fp8_recipe is not None and self.precision != "fp8":
-            raise ValueError(f"fp8_recipe={self.fp8_recipe} needs precision fp8 (precision is {self.precision}); "
-                             "leave fp8_recipe blank")
+    def _only_if(self) -> "TrainingInputs":
+        for name, info in type(self).model_fields.items():
+            cond = only_if(info)
+            value, sibling = getattr(self, name), getattr(self, cond[0]) if cond else None
+            if cond and value is not None and str(sibling) != cond[1]:
+                raise ValueError(f"{name}={value} needs {cond[0]} {cond[1]} ({cond[0]} is {sibling}); "
+                                 f"leave {name} blank")
         return self
 
     @model_validator(mode="after")

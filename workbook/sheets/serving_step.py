@@ -39,9 +39,9 @@ TABLES = {
 _TP = "{inference.tp}"
 
 
-def ridge(memory: str, compute: str) -> str:
-    """Smooth roofline of a GEMM, (t_mem^p + t_comp^p)^(1/p) (decode_time.gemm_time_s), of two expressions."""
-    p = "{srv_gemm_ridge_p}"
+def ridge(memory: str, compute: str, p: str = "{srv_gemm_ridge_p}") -> str:
+    """Smooth roofline of a GEMM, (t_mem^p + t_comp^p)^(1/p) (decode_time.gemm_time_s), of two expressions;
+    ``p`` the exponent's cell (the serving models' by default)."""
     return root_pos_exp(f"{power_pos_exp(memory, p)}+{power_pos_exp(compute, p)}", p)
 
 

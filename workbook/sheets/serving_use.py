@@ -3,13 +3,15 @@ throughput (workbook/calc/serving_use.py)."""
 
 from __future__ import annotations
 
+from workbook.calc.serving_load_models import LOADS
+
 _ENG = "{srv_engine_model_flag}=1"
 _DIS = "{srv_dis_flag}"
 _MEAS = "{srv_measured_flag}=1"
 _M = "{inference.measured_tokens_per_s_per_gpu}"
 _POS = "{srv_load_model_position}"
 
-CONSTANTS = [("srv_load_static", 3.0, "code", "Load model position of the static batch",
+CONSTANTS = [("srv_load_static", float(LOADS.index("static") + 1), "code", "Load model position of the static batch",
               "workbook/calc/serving_load_models.py LOADS")]
 
 ITEMS = {

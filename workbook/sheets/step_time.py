@@ -6,7 +6,7 @@ all-reduce, (n-1)/n for an all-to-all, 1 for a send."""
 from __future__ import annotations
 
 from workbook.calc.step_time import TP_COLLECTIVES, TP_COLLECTIVES_RECOMPUTE
-from workbook.sheets.excel_math import power_pos_exp, root_pos_exp
+from workbook.sheets.serving_step import ridge
 from workbook.sheets.step_inputs import _flag
 from workbook.reference import step_time as stm
 
@@ -66,9 +66,7 @@ ITEMS = {
     "*(c_train_fwd_units+{st_recompute_gemm_frac})/{st_hbm_Bps}",
     # smooth roofline (t_mem^p + t_comp^p)^(1/p), as the serving models' GEMMs (both bounds > 0), in the
     # Excel-safe power form (no ^ or POWER: workbook/sheets/excel_math.py)
-    "st_gemm_mb_s": "=" + root_pos_exp(
-        power_pos_exp("{st_gemm_memory_mb_s}", "{st_gemm_ridge_p}") + "+"
-        + power_pos_exp("{st_gemm_compute_mb_s}", "{st_gemm_ridge_p}"), "{st_gemm_ridge_p}"),
+    "st_gemm_mb_s": "=" + ridge("{st_gemm_memory_mb_s}", "{st_gemm_compute_mb_s}", "{st_gemm_ridge_p}"),
     "st_attention_mb_s": f"={_LPS}*{{st_attn_fwd_FLOP}}/{{st_shard}}*(c_train_fwd_units+{{st_recompute_attn_frac}})"
     "/{st_attn_FLOPS}",
     # forward 1 + backward 2 passes (+1 full recompute); selective recomputes the score bytes only
