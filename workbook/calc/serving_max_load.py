@@ -99,7 +99,7 @@ QUANTITIES = [
     Q("srv_max_load_queue_wait_s", "s", "The queue's wait at the largest load (gated cycles)", _S),
     Q("srv_max_load_ttft_ms", "ms", "TTFT at the largest load (linear fit; 0 = no load)", _S),
     Q("srv_max_load_concurrency", "requests", "Largest concurrency meeting the targets, all replicas: clients the "
-      "largest rate keeps busy (rate x (TTFT + (O − 1) x TPOT), Little's law; 0 = none)", _S),
+      "largest rate keeps busy (rate x (TTFT + O x TPOT), the closed loop's Little's law; 0 = none)", _S),
     Q("srv_max_load_tokens_per_s", "tokens/s", "Output tokens/s of one serving group at the largest load", _S),
     Q("srv_max_load_tokens_per_s_per_gpu", "tokens/s", "Output tokens/s per GPU at the largest load", _S),
 ]

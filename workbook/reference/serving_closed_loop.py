@@ -125,10 +125,12 @@ def largest_static_batch(*, cap: float, step_one_s: float, step_cap_s: float, pr
 
 
 def largest_concurrency(*, max_rate_rps: float, ttft_s: float, tpot_s: float, output_tokens: float) -> float:
-    """Clients the largest rate keeps busy: lambda_max·(TTFT + (O − 1)·TPOT); 0 when no load meets the targets."""
+    """Clients the largest rate keeps busy: lambda_max·(TTFT + O·TPOT), the closed loop's own Little's law
+    (closed_loop counts O decode steps a request), so that loop at this many clients runs at this rate; 0 when no
+    load meets the targets."""
     if max_rate_rps <= 0:
         return 0.0
-    return max_rate_rps * (ttft_s + max(output_tokens - 1.0, 0.0) * tpot_s)
+    return max_rate_rps * (ttft_s + output_tokens * tpot_s)
 
 
 def engine_clients(*, concurrency: Any, batch: int, replicas: int, dp: int) -> float:

@@ -120,7 +120,7 @@ ITEMS = {
     "srv_max_load_queue_wait_s": gated_wait("{srv_max_load_rho}", f"{{{_L}_w0}}*{_TD}", f"{{{_L}_r}}"),
     "srv_max_load_ttft_ms": f"=IF({_R}>0,({{{_L}_w0}}*{_TD}+MAX(({{{_L}_waits}}-{{{_L}_w0}})*{_TD}+{{{_L}_fixed}},"
     "{srv_pf1_prefill_s})+{srv_max_load_queue_wait_s}+{srv_eng_request_overhead_ms}/c_ms_per_s)*c_ms_per_s,0)",
-    "srv_max_load_concurrency": f"={{srv_max_load_rps_all}}*({{srv_max_load_ttft_ms}}+{{srv_load_decode_steps_per_req}}"
+    "srv_max_load_concurrency": f"={{srv_max_load_rps_all}}*({{srv_max_load_ttft_ms}}+{{inference.output_tokens}}"
     "*{srv_max_load_tpot_ms})/c_ms_per_s",
     "srv_max_load_tokens_per_s": f"={_R}*{{inference.output_tokens}}",
     "srv_max_load_tokens_per_s_per_gpu": "={srv_max_load_tokens_per_s}/({inference.tp}*{inference.ep})",
