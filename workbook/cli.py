@@ -184,7 +184,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from workbook import safe_write
     from workbook.calibrate.overlay import load_catalog_dir
-    from workbook.planner.book import plan_path, write_plan_book
+    from workbook.planner import versions
+    from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
     from workbook.planner.plan import plan_request
     from workbook.planner.report import print_report
     from workbook.planner.request import load_request
@@ -196,21 +197,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
     path = plan_path(args.output, req)
     inputs = (args.request, *sorted(Path(catalog_dir).glob("*.yaml")))
     outputs = (path, path.with_suffix(".pdf"), path.with_suffix(".md"))
-    for out in outputs:  # all checked before anything is written
+    for out in versions.files(path):  # all checked before anything is written (the record too)
         safe_write.check_destination(out, inputs=inputs, inside=args.output)
-        if out.exists() and not args.force:
-            raise InputError("the plan workbook already exists; give --force to replace it", file=str(out))
+    for out in outputs:
+        refuse_overwrite(out, args.force)
     outcome = plan_request(req, catalog)
     backups = []
     if outcome.scenarios:
-        from workbook.planner.versions import prepare, write_record
-
-        # the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* and the changes are listed;
-        # what is still in the way (an edited file) is backed up by the guard
-        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data, backups)
         from workbook.planner.outputs import write_markdown, write_pdf
 
-        backups += [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
+        # with --force the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* whether edited
+        # or not, and the changes are listed; without it nothing is in the way (refused above)
+        plan_record = versions.prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data, backups)
         write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
         guard.record(path)
         outcome.data["workbook"] = str(path)
@@ -219,7 +217,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
                                                       str(req.date) if req.date else None))
         guard.record(path.with_suffix(".md"))
-        write_record(path, plan_record)
+        versions.write_record(path, plan_record)
     else:
         outcome.data["workbook"] = None
     if args.json:
