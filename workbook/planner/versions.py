@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
-
-from workbook.errors import InputError
 
 #: the files of one plan, by suffix (the record last)
 SUFFIXES = (".xlsx", ".pdf", ".md", ".plan.json")
@@ -31,30 +28,17 @@ def files(path: Path) -> list[Path]:
     return [path.with_name(path.stem + s) for s in SUFFIXES]
 
 
-def _backup_number(path: Path) -> int:
-    n = 1
-    while any(path.with_name(f"{path.stem}.backup-{n}{s}").exists() for s in SUFFIXES):
-        n += 1
-    return n
-
-
 def back_up(path: Path, moved: list[tuple[Path, Path]] | None = None) -> tuple[int, dict | None]:
-    """Move the earlier plan's files to ``<id>.backup-N.<ext>`` (each pair appended to *moved*); returns (the new
-    plan's version, the earlier record or None). Version 1 when there is no earlier plan."""
-    existing = [p for p in files(path) if p.exists()]
-    if not existing:
+    """Move the earlier plan's files to ``<id>.backup-N.<ext>`` (workbook/safe_write.py; each pair appended to
+    *moved*); returns (the new plan's version, the earlier record or None). Version 1 when there is no earlier plan."""
+    from workbook import safe_write
+
+    if not any(p.exists() for p in files(path)):
         return 1, None
     record = read_record(path)
-    n = _backup_number(path)
-    for p, s in zip(files(path), SUFFIXES):
-        if p.exists():
-            dst = path.with_name(f"{path.stem}.backup-{n}{s}")
-            if p.is_symlink() or dst.exists() or dst.is_symlink():  # never move a link, never over a file
-                raise InputError("refusing to move a plan file that is a link, or onto an existing file",
-                                 file=str(p), expected="a plain file and a free backup name")
-            os.replace(p, dst)
-            if moved is not None:
-                moved.append((p, dst))
+    n, pairs = safe_write.backup_files(path, SUFFIXES)
+    if moved is not None:
+        moved += pairs
     version = int(record.get("version", n)) + 1 if record else n + 1
     return version, record
 
