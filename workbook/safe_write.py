@@ -1,4 +1,5 @@
-"""Safe writing: the one path by which the tool writes a file (workbook, PDF, Markdown, JSON, YAML, build log).
+"""Safe writing: the one path by which the tool writes a file (workbook, PDF, Markdown, JSON, YAML, build log),
+and the bounded read of a small input file.
 
 - A temporary with a unique random name is created beside the destination with ``O_CREAT|O_EXCL|O_NOFOLLOW``
   (never through a symbolic link, never over an existing file) and renamed over the destination only when it is
@@ -7,6 +8,7 @@
   folder the command was asked to write into.
 - What is replaced can first be moved to a numbered backup ``NAME.backup-N.ext`` (created with a hard link, which
   fails rather than overwrite an existing backup).
+- What is read is bounded (:func:`read_bounded`): a regular file of at most a given size, never more read.
 - Operating-system errors (disk full, permission denied, read-only file system, name too long, a path under a
   file) become one InputError line: the CLI prints it and exits 2.
 """
@@ -19,6 +21,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -52,6 +55,28 @@ def _umask_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file *path*, at most *limit* of them (never more is read: ``/dev/zero``, a
+    FIFO or a file growing while read is refused, not read until memory runs out)."""
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("not a regular file (a device, pipe or socket)", file=str(path), expected=what)
+        if st.st_size > limit:
+            raise InputError(f"file too large: {st.st_size:,} bytes", file=str(path),
+                             expected=f"{what} of at most {limit:,} bytes")
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    if len(raw) > limit:
+        raise InputError(f"file too large: more than {limit:,} bytes", file=str(path),
+                         expected=f"{what} of at most {limit:,} bytes")
+    return raw
 
 
 def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), inside: str | Path | None = None,

@@ -22,9 +22,9 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from ruamel.yaml import YAML
 
 from workbook.audit.edits import compare_with_record, read_record, same_value
-from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_bounded
+from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml
 from workbook.errors import InputError
-from workbook.safe_write import write_all
+from workbook.safe_write import read_bounded, write_all
 from workbook.writer import input_key
 from workbook.safe_xlsx import check_xlsx, load_checked
 

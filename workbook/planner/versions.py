@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from workbook.errors import InputError
+
 #: the files of one plan, by suffix (the record last)
 SUFFIXES = (".xlsx", ".pdf", ".md", ".plan.json")
 #: result figures compared between versions: (label, section, key)
@@ -43,12 +45,18 @@ def back_up(path: Path, moved: list[tuple[Path, Path]] | None = None) -> tuple[i
     return version, record
 
 
+#: a plan record is a few kilobytes; a larger one is not ours
+MAX_RECORD_BYTES = 1 << 20
+
+
 def read_record(path: Path) -> dict | None:
-    p = files(path)[-1]
+    from workbook.safe_write import read_bounded
+
     try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
+        rec = json.loads(read_bounded(files(path)[-1], MAX_RECORD_BYTES, "a plan record"))
+    except (InputError, ValueError):
         return None
+    return rec if isinstance(rec, dict) else None
 
 
 def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -62,9 +70,9 @@ def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
 
 def record(request_file: str | None, catalog_dir: Path, data: dict, version: int) -> dict:
     """What a later plan compares with: the request's fields, the catalogue files' hashes, the results."""
-    import yaml
+    from workbook.catalog.yamlio import load_yaml
 
-    req = yaml.safe_load(Path(request_file).read_text()) if request_file else {}
+    req = load_yaml(request_file)[0] if request_file else {}  # as the request was read: bounded, YAML 1.2
     cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(Path(catalog_dir).glob("*.yaml"))}
     res = {}
     for label, section, key in RESULTS:
