@@ -195,7 +195,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     catalog = load_catalog_dir(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
-    inputs = (args.request, *sorted(Path(catalog_dir).glob("*.yaml")))
+    catalog_files = _catalog_files(args.catalog)  # an overlay's plan depends on the shipped catalogue too
+    inputs = (args.request, *catalog_files)
     outputs = (path, path.with_suffix(".pdf"), path.with_suffix(".md"))
     for out in versions.files(path):  # all checked before anything is written (the record too)
         safe_write.check_destination(out, inputs=inputs, inside=args.output)
@@ -208,8 +209,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
         # with --force the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* whether edited
         # or not, and the changes are listed; without it nothing is in the way (refused above)
-        plan_record = versions.prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data, backups)
-        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
+        plan_record = versions.prepare(path, args.force, req._source_file, catalog_files, outcome.data, backups)
+        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable, catalog_files)
         guard.record(path)
         outcome.data["workbook"] = str(path)
         outcome.data["pdf"] = str(write_pdf(path))

@@ -68,12 +68,13 @@ def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: d if isinstance(d, (int, float, str, bool)) or d is None else json.dumps(d, default=str)}
 
 
-def record(request_file: str | None, catalog_dir: Path, data: dict, version: int) -> dict:
-    """What a later plan compares with: the request's fields, the catalogue files' hashes, the results."""
+def record(request_file: str | None, catalog_files: list[Path], data: dict, version: int) -> dict:
+    """What a later plan compares with: the request's fields, the catalogue files' hashes (the whole catalogue's,
+    then an overlay's: workbook/cli.py _catalog_files), the results."""
     from workbook.catalog.yamlio import load_yaml
 
     req = load_yaml(request_file)[0] if request_file else {}  # as the request was read: bounded, YAML 1.2
-    cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(Path(catalog_dir).glob("*.yaml"))}
+    cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in catalog_files}
     res = {}
     for label, section, key in RESULTS:
         rec = (data.get(section) or {}).get("recommended") or {}
@@ -115,13 +116,13 @@ def write_record(path: Path, rec: dict) -> Path:
     return safe_write.write_text(out, json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n")
 
 
-def prepare(path: Path, force: bool, request_file: str | None, catalog_dir: Path, data: dict,
+def prepare(path: Path, force: bool, request_file: str | None, catalog_files: list[Path], data: dict,
             moved: list[tuple[Path, Path]] | None = None) -> dict:
     """Before a plan is written: back up an earlier one (with ``force``; without it the CLI has refused already;
     the moved files appended to *moved*), put the version and the changes since the earlier one into *data*;
     returns the record to write after it."""
     version, before = back_up(path, moved) if force else (1, None)
-    rec = record(request_file, catalog_dir, data, version)
+    rec = record(request_file, catalog_files, data, version)
     data["version"] = version
     data["changes"] = [list(c) for c in changes(before, rec)]
     return rec
