@@ -106,15 +106,19 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
     The line map holds every mapping key (path ending in the key) and sequence item (path ending
     in the index); the root is ``()`` -> 1. Duplicate keys in one mapping are an error.
     """
+    return parse_yaml(read_text(path), str(path))
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a YAML file: at most MAX_YAML_BYTES, UTF-8 (InputError naming the line of a bad byte)."""
     path = Path(path)
     raw = read_bounded(path, MAX_YAML_BYTES, "a YAML file")
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}", file=str(path),
                          line=line, expected="a UTF-8 encoded YAML file") from None
-    return parse_yaml(text, str(path))
 
 
 def load_mapping(path: str | Path, what: str, fields: str) -> tuple[dict, dict[Loc, int]]:
