@@ -75,6 +75,16 @@ def _base_dir(catalog: Path | None) -> Path:
     return DEFAULT_CATALOG if catalog is None or is_overlay(catalog) else catalog
 
 
+def _whole_catalog(catalog: Path | None, option: str) -> Path:
+    """The catalogue folder of a command that edits or copies the catalogue's files (an overlay is refused)."""
+    from workbook.calibrate.overlay import is_overlay
+
+    if is_overlay(catalog):
+        raise InputError(f"{option} needs a whole catalogue folder, not an overlay", field="--catalog",
+                         expected="a folder with gpus.yaml")
+    return catalog or DEFAULT_CATALOG
+
+
 def _catalog_files(catalog: Path | None) -> list[Path]:
     """The catalogue files a build depends on: the whole catalogue's, then an overlay's."""
     from workbook.calibrate.overlay import is_overlay, overlay_files
@@ -97,15 +107,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     import time
 
     from workbook import safe_write
-    from workbook.calibrate.overlay import is_overlay, load_catalog_dir
+    from workbook.calibrate.overlay import load_catalog_dir
     from workbook.writer import build, files_hash, guard, rebuild
     from workbook.scenario import load_scenarios
 
     t0 = time.perf_counter()
     catalog_dir = args.catalog or DEFAULT_CATALOG
-    if args.keep_edits and is_overlay(args.catalog):
-        raise InputError("--keep-edits needs a whole catalogue folder, not an overlay", field="--catalog",
-                         expected="a folder with gpus.yaml")
+    if args.keep_edits:
+        _whole_catalog(args.catalog, "--keep-edits")
     catalog = load_catalog_dir(args.catalog)
     files = _scenario_files(args)
     scenarios = load_scenarios(files)
@@ -344,7 +353,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from workbook.audit.importer import apply_changes, changed_since_build, plan_changes
 
-    catalog_dir = args.catalog or DEFAULT_CATALOG
+    catalog_dir = _whole_catalog(args.catalog, "import")
     scenario_dir = args.scenarios or catalog_dir / "scenarios"
     planned = plan_changes(args.path, catalog_dir, scenario_dir)
     moved_on = changed_since_build(planned)  # before --write changes them
