@@ -74,7 +74,10 @@ def record(request_file: str | None, catalog_files: list[Path], data: dict, vers
     from workbook.catalog.yamlio import load_yaml
 
     req = load_yaml(request_file)[0] if request_file else {}  # as the request was read: bounded, YAML 1.2
-    cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in catalog_files}
+    cat: dict[str, str] = {}
+    for p in catalog_files:  # an overlay's file of the same name as the catalogue's is named with its folder
+        key = p.name if p.name not in cat else f"{p.parent.name}/{p.name}"
+        cat[key] = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
     res = {}
     for label, section, key in RESULTS:
         rec = (data.get(section) or {}).get("recommended") or {}
