@@ -75,6 +75,16 @@ def _base_dir(catalog: Path | None) -> Path:
     return DEFAULT_CATALOG if catalog is None or is_overlay(catalog) else catalog
 
 
+def _whole_catalog(catalog: Path | None, option: str) -> Path:
+    """The catalogue folder of a command that edits or copies the catalogue's files (an overlay is refused)."""
+    from workbook.calibrate.overlay import is_overlay
+
+    if is_overlay(catalog):
+        raise InputError(f"{option} needs a whole catalogue folder, not an overlay", field="--catalog",
+                         expected="a folder with gpus.yaml")
+    return catalog or DEFAULT_CATALOG
+
+
 def _catalog_files(catalog: Path | None) -> list[Path]:
     """The catalogue files a build depends on: the whole catalogue's, then an overlay's."""
     from workbook.calibrate.overlay import is_overlay, overlay_files
@@ -97,15 +107,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     import time
 
     from workbook import safe_write
-    from workbook.calibrate.overlay import is_overlay, load_catalog_dir
+    from workbook.calibrate.overlay import load_catalog_dir
     from workbook.writer import build, files_hash, guard, rebuild
     from workbook.scenario import load_scenarios
 
     t0 = time.perf_counter()
     catalog_dir = args.catalog or DEFAULT_CATALOG
-    if args.keep_edits and is_overlay(args.catalog):
-        raise InputError("--keep-edits needs a whole catalogue folder, not an overlay", field="--catalog",
-                         expected="a folder with gpus.yaml")
+    if args.keep_edits:
+        _whole_catalog(args.catalog, "--keep-edits")
     catalog = load_catalog_dir(args.catalog)
     files = _scenario_files(args)
     scenarios = load_scenarios(files)
@@ -184,7 +193,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_plan(args: argparse.Namespace) -> int:
     from workbook import safe_write
     from workbook.calibrate.overlay import load_catalog_dir
-    from workbook.planner.book import plan_path, write_plan_book
+    from workbook.planner import versions
+    from workbook.planner.book import plan_path, refuse_overwrite, write_plan_book
     from workbook.planner.plan import plan_request
     from workbook.planner.report import print_report
     from workbook.planner.request import load_request
@@ -194,24 +204,22 @@ def cmd_plan(args: argparse.Namespace) -> int:
     catalog = load_catalog_dir(args.catalog)
     req = load_request(args.request, catalog)
     path = plan_path(args.output, req)
-    inputs = (args.request, *sorted(Path(catalog_dir).glob("*.yaml")))
+    catalog_files = _catalog_files(args.catalog)  # an overlay's plan depends on the shipped catalogue too
+    inputs = (args.request, *catalog_files)
     outputs = (path, path.with_suffix(".pdf"), path.with_suffix(".md"))
-    for out in outputs:  # all checked before anything is written
+    for out in versions.files(path):  # all checked before anything is written (the record too)
         safe_write.check_destination(out, inputs=inputs, inside=args.output)
-        if out.exists() and not args.force:
-            raise InputError("the plan workbook already exists; give --force to replace it", file=str(out))
+    for out in outputs:
+        refuse_overwrite(out, args.force)
     outcome = plan_request(req, catalog)
     backups = []
     if outcome.scenarios:
-        from workbook.planner.versions import prepare, write_record
-
-        # the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* and the changes are listed;
-        # what is still in the way (an edited file) is backed up by the guard
-        plan_record = prepare(path, args.force, req._source_file, Path(catalog_dir), outcome.data, backups)
         from workbook.planner.outputs import write_markdown, write_pdf
 
-        backups += [(out, b) for out in outputs if (b := guard.make_room(out, force=True, inputs=inputs))]
-        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable)
+        # with --force the earlier version (xlsx, pdf, md, its record) moves to <id>.backup-N.* whether edited
+        # or not, and the changes are listed; without it nothing is in the way (refused above)
+        plan_record = versions.prepare(path, args.force, req._source_file, catalog_files, outcome.data, backups)
+        write_plan_book(outcome, req, catalog, catalog_dir, path, _portable, catalog_files)
         guard.record(path)
         outcome.data["workbook"] = str(path)
         outcome.data["pdf"] = str(write_pdf(path))
@@ -219,7 +227,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         outcome.data["markdown"] = str(write_markdown(path, outcome.data, req.status,
                                                       str(req.date) if req.date else None))
         guard.record(path.with_suffix(".md"))
-        write_record(path, plan_record)
+        versions.write_record(path, plan_record)
     else:
         outcome.data["workbook"] = None
     if args.json:
@@ -345,7 +353,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from workbook.audit.importer import apply_changes, changed_since_build, plan_changes
 
-    catalog_dir = args.catalog or DEFAULT_CATALOG
+    catalog_dir = _whole_catalog(args.catalog, "import")
     scenario_dir = args.scenarios or catalog_dir / "scenarios"
     planned = plan_changes(args.path, catalog_dir, scenario_dir)
     moved_on = changed_since_build(planned)  # before --write changes them

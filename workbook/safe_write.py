@@ -1,4 +1,5 @@
-"""Safe writing: the one path by which the tool writes a file (workbook, PDF, Markdown, JSON, YAML, build log).
+"""Safe writing: the one path by which the tool writes a file (workbook, PDF, Markdown, JSON, YAML, build log),
+and the bounded read of a small input file.
 
 - A temporary with a unique random name is created beside the destination with ``O_CREAT|O_EXCL|O_NOFOLLOW``
   (never through a symbolic link, never over an existing file) and renamed over the destination only when it is
@@ -7,6 +8,7 @@
   folder the command was asked to write into.
 - What is replaced can first be moved to a numbered backup ``NAME.backup-N.ext`` (created with a hard link, which
   fails rather than overwrite an existing backup).
+- What is read is bounded (:func:`read_bounded`): a regular file of at most a given size, never more read.
 - Operating-system errors (disk full, permission denied, read-only file system, name too long, a path under a
   file) become one InputError line: the CLI prints it and exits 2.
 """
@@ -19,6 +21,7 @@ import fcntl
 import os
 import secrets
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -52,6 +55,28 @@ def _umask_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def read_bounded(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of the regular file *path*, at most *limit* of them (never more is read: ``/dev/zero``, a
+    FIFO or a file growing while read is refused, not read until memory runs out)."""
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError("not a regular file (a device, pipe or socket)", file=str(path), expected=what)
+        if st.st_size > limit:
+            raise InputError(f"file too large: {st.st_size:,} bytes", file=str(path),
+                             expected=f"{what} of at most {limit:,} bytes")
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    if len(raw) > limit:
+        raise InputError(f"file too large: more than {limit:,} bytes", file=str(path),
+                         expected=f"{what} of at most {limit:,} bytes")
+    return raw
 
 
 def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), inside: str | Path | None = None,
@@ -200,31 +225,71 @@ def write_all(files: dict[Path, bytes], mode_of=None) -> None:
 def backup(path: str | Path) -> Path:
     """Move *path* to the first free ``<stem>.backup-N<suffix>`` beside it (never over an existing file)."""
     path = Path(path)
+    return backup_files(path, (path.suffix,))[1][0][1]
+
+
+#: errors of os.link where the file system has no hard links
+_NO_LINKS = (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP)
+
+
+def backup_files(path: str | Path, suffixes: Iterable[str]) -> tuple[int, list[tuple[Path, Path]]]:
+    """Move the files ``<stem><s>`` beside *path* (s in *suffixes*, those that exist) to ``<stem>.backup-N<s>``, N the
+    first number free for every suffix; returns (N, the (file, backup) pairs moved).
+
+    Never over an existing file and never a symbolic link: every backup is first made as a hard link (which fails
+    rather than overwrite; a name taken meanwhile tries the next N) and the originals are removed only when all are
+    made; where the file system has no hard links, each file is renamed onto its free name."""
+    path, suffixes = Path(path), tuple(suffixes)
+    files = [(path.with_name(path.stem + s), s) for s in suffixes]
+    files = [(p, s) for p, s in files if p.exists() or p.is_symlink()]
+    for p, _ in files:
+        if p.is_symlink():
+            raise InputError("refusing to move a symbolic link to a backup", file=str(p), expected="a plain file")
     n = 1
     while True:
-        candidate = path.with_name(f"{path.stem}.backup-{n}{path.suffix}")
+        if any(_backup_name(path, n, s).exists() or _backup_name(path, n, s).is_symlink() for s in suffixes):
+            n += 1
+            continue
+        moved = [(p, _backup_name(path, n, s)) for p, s in files]
+        made: list[Path] = []
         try:
-            os.link(path, candidate, follow_symlinks=False)
-        except FileExistsError:
+            for src, dst in moved:
+                os.link(src, dst, follow_symlinks=False)
+                made.append(dst)
+        except FileExistsError:  # taken meanwhile
+            for dst in made:
+                _remove(dst)
             n += 1
             continue
         except OSError as exc:
-            if exc.errno in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):  # no hard links here
-                if candidate.exists() or candidate.is_symlink():
-                    n += 1
-                    continue
-                try:
-                    os.rename(path, candidate)
-                except OSError as exc2:
-                    raise os_error(exc2, path, "cannot move to a backup") from None
-                return candidate
-            raise os_error(exc, path, "cannot move to a backup") from None
+            for dst in made:
+                _remove(dst)
+            if exc.errno not in _NO_LINKS:
+                raise os_error(exc, src, "cannot move to a backup") from None
+            return n, _rename_all(moved)
+        for i, (src, _) in enumerate(moved):
+            try:
+                os.unlink(src)
+            except OSError as exc:
+                for _, dst in moved[i:]:  # their originals are still in place
+                    _remove(dst)
+                raise os_error(exc, src, "cannot move to a backup") from None
+        return n, moved
+
+
+def _backup_name(path: Path, n: int, suffix: str) -> Path:
+    return path.with_name(f"{path.stem}.backup-{n}{suffix}")
+
+
+def _rename_all(moved: list[tuple[Path, Path]]) -> list[tuple[Path, Path]]:
+    for src, dst in moved:
+        if dst.exists() or dst.is_symlink():
+            raise InputError("the backup name was taken while moving", file=str(dst), expected="a free backup name")
         try:
-            os.unlink(path)
+            os.rename(src, dst)
         except OSError as exc:
-            _remove(candidate)
-            raise os_error(exc, path, "cannot move to a backup") from None
-        return candidate
+            raise os_error(exc, src, "cannot move to a backup") from None
+    return moved
 
 
 @contextlib.contextmanager

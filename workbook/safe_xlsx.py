@@ -11,6 +11,7 @@ header cannot make it read more than the limits.
 from __future__ import annotations
 
 import re
+import stat
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +64,10 @@ def _refuse(path: Path, message: str, expected: str) -> InputError:
 
 def _open(path: Path, limits: Limits) -> zipfile.ZipFile:
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):  # a FIFO would block the read below
+            raise _refuse(path, "not a regular file (a device, pipe or socket)", "an .xlsx workbook")
+        size = st.st_size
         with open(path, "rb") as f:
             head = f.read(8)
     except OSError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 from workbook.planner import versions
 
 REQUEST = Path("catalog/requests/17.9.4-70b-h800.yaml")
+CATALOG = sorted(Path("catalog").glob("*.yaml"))
 
 
 def _data(gpus: int, cost: float) -> dict:
@@ -16,7 +17,7 @@ def _data(gpus: int, cost: float) -> dict:
 
 
 def _write_plan(path: Path, data: dict, force: bool) -> dict:
-    rec = versions.prepare(path, force, str(REQUEST), Path("catalog"), data)
+    rec = versions.prepare(path, force, str(REQUEST), CATALOG, data)
     for p in versions.files(path)[:-1]:
         p.write_text(f"version {data['version']}")
     versions.write_record(path, rec)
@@ -41,8 +42,8 @@ def test_force_keeps_numbered_backups_and_lists_the_changes(tmp_path):
 
 
 def test_a_changed_request_field_is_an_input_change(tmp_path):
-    before = versions.record(str(REQUEST), Path("catalog"), _data(528, 1.0), 1)
+    before = versions.record(str(REQUEST), CATALOG, _data(528, 1.0), 1)
     edited = tmp_path / "r.yaml"
     edited.write_text(REQUEST.read_text().replace("target_days: 60", "target_days: 58"))
-    after = versions.record(str(edited), Path("catalog"), _data(528, 1.0), 2)
+    after = versions.record(str(edited), CATALOG, _data(528, 1.0), 2)
     assert versions.changes(before, after) == [("input", "target_days", "60", "58")]

@@ -22,9 +22,9 @@ from openpyxl.utils.cell import column_index_from_string, coordinate_from_string
 from ruamel.yaml import YAML
 
 from workbook.audit.edits import compare_with_record, read_record, same_value
-from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_bounded
+from workbook.catalog.yamlio import MAX_YAML_BYTES, check_text, load_yaml, parse_yaml, read_text
 from workbook.errors import InputError
-from workbook.safe_write import write_all
+from workbook.safe_write import read_bounded, write_all
 from workbook.writer import input_key
 from workbook.safe_xlsx import check_xlsx, load_checked
 
@@ -271,8 +271,9 @@ def apply_changes(changes: list[Change], catalog_dir: Path, write: bool) -> list
     docs: dict[Path, Any] = {}
     for ch in changes:
         if ch.file not in docs:
-            load_yaml(ch.file)  # bounded and checked before ruamel parses it
-            docs[ch.file] = y.load(read_bounded(ch.file, MAX_YAML_BYTES, "a YAML file").decode("utf-8"))
+            text = read_text(ch.file)
+            parse_yaml(text, str(ch.file))  # checked as the loader checks it before ruamel parses it
+            docs[ch.file] = y.load(text)
         _conflict(docs[ch.file], ch, catalog_dir)
         _apply(docs[ch.file], ch, catalog_dir)
     texts = {}

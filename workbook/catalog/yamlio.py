@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from workbook.errors import InputError
+from workbook.safe_write import read_bounded
 
 Loc = tuple[Any, ...]
 
@@ -105,39 +106,19 @@ def load_yaml(path: str | Path) -> tuple[Any, dict[Loc, int]]:
     The line map holds every mapping key (path ending in the key) and sequence item (path ending
     in the index); the root is ``()`` -> 1. Duplicate keys in one mapping are an error.
     """
+    return parse_yaml(read_text(path), str(path))
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a YAML file: at most MAX_YAML_BYTES, UTF-8 (InputError naming the line of a bad byte)."""
     path = Path(path)
     raw = read_bounded(path, MAX_YAML_BYTES, "a YAML file")
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise InputError(f"not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start}", file=str(path),
                          line=line, expected="a UTF-8 encoded YAML file") from None
-    return parse_yaml(text, str(path))
-
-
-def read_bounded(path: Path, limit: int, what: str) -> bytes:
-    """The bytes of the regular file *path*, at most *limit* of them (never more is read: ``/dev/zero``, a
-    FIFO or a file growing while read is refused, not read until memory runs out)."""
-    import stat
-
-    try:
-        st = path.stat()
-        if stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(21, "Is a directory")
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError("not a regular file (a device, pipe or socket)", file=str(path), expected=what)
-        if st.st_size > limit:
-            raise InputError(f"file too large: {st.st_size:,} bytes", file=str(path),
-                             expected=f"{what} of at most {limit:,} bytes")
-        with open(path, "rb") as f:
-            raw = f.read(limit + 1)
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
-    if len(raw) > limit:
-        raise InputError(f"file too large: more than {limit:,} bytes", file=str(path),
-                         expected=f"{what} of at most {limit:,} bytes")
-    return raw
 
 
 def load_mapping(path: str | Path, what: str, fields: str) -> tuple[dict, dict[Loc, int]]:

@@ -27,8 +27,9 @@ def refuse_overwrite(path: Path, force: bool) -> None:
         raise InputError("the plan workbook already exists; give --force to replace it", file=str(path))
 
 
-def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable) -> list[tuple[str, str]]:
-    """Cover rows: the request's fields, the catalogue hash and what the search did."""
+def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable,
+               catalog_files: list[Path]) -> list[tuple[str, str]]:
+    """Cover rows: the request's fields, the catalogue hash (of *catalog_files*) and what the search did."""
     from workbook.writer import files_hash
 
     t = outcome.data["training"]
@@ -39,7 +40,7 @@ def provenance(req: PlanRequest, outcome: Outcome, catalog_dir: Path, portable) 
             ("Approved by", req.approved_by or "-"), ("Request date", str(req.date) if req.date else "-"),
             ("Status", req.status),
             ("Catalogue folder", portable(catalog_dir)),
-            ("Catalogue hash (sha256, 16 hex)", files_hash(sorted(Path(catalog_dir).glob("*.yaml")))),
+            ("Catalogue hash (sha256, 16 hex)", files_hash(catalog_files)),
             ("Request hash (sha256, 16 hex)", files_hash([Path(req._source_file)]) if req._source_file else "-"),
             ("Training search", t["status"] if not s else
              f"{t['status']}: {s['layouts']} layouts, {s['screen_step_calls']} screened for time, "
@@ -56,17 +57,20 @@ def _serving_line(sv: dict) -> str:
     return head + (f"; {rec['num_gpus']} x {rec['gpu']} ({rec['replicas']} x {rec['layout']})" if rec else "")
 
 
-def write_plan_book(outcome: Outcome, req: PlanRequest, catalog, catalog_dir: Path, path: Path, portable) -> int:
-    """Write the plan workbook; returns the number of scenario columns."""
+def write_plan_book(outcome: Outcome, req: PlanRequest, catalog, catalog_dir: Path, path: Path, portable,
+                    catalog_files: list[Path] | None = None) -> int:
+    """Write the plan workbook; returns the number of scenario columns. *catalog_files*: those the Cover's
+    catalogue hash covers (default: *catalog_dir*'s; for an overlay the CLI gives the whole catalogue's too)."""
     from workbook.writer import build
 
     if not outcome.scenarios:
         raise InputError("nothing to put in a plan workbook: the request gives no architecture "
                          "(only a parameter count); name a catalogue model or an inline architecture",
                          file=req._source_file, field="model")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    build(path, outcome.scenarios, catalog, provenance(req, outcome, catalog_dir, portable),
-          plan=plan_sheets(req, outcome))
+    if catalog_files is None:
+        catalog_files = sorted(Path(catalog_dir).glob("*.yaml"))
+    build(path, outcome.scenarios, catalog, provenance(req, outcome, catalog_dir, portable, catalog_files),
+          plan=plan_sheets(req, outcome))  # build's safe write makes the folder
     return len(outcome.scenarios)
 
 

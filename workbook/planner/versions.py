@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -31,40 +30,33 @@ def files(path: Path) -> list[Path]:
     return [path.with_name(path.stem + s) for s in SUFFIXES]
 
 
-def _backup_number(path: Path) -> int:
-    n = 1
-    while any(path.with_name(f"{path.stem}.backup-{n}{s}").exists() for s in SUFFIXES):
-        n += 1
-    return n
-
-
 def back_up(path: Path, moved: list[tuple[Path, Path]] | None = None) -> tuple[int, dict | None]:
-    """Move the earlier plan's files to ``<id>.backup-N.<ext>`` (each pair appended to *moved*); returns (the new
-    plan's version, the earlier record or None). Version 1 when there is no earlier plan."""
-    existing = [p for p in files(path) if p.exists()]
-    if not existing:
+    """Move the earlier plan's files to ``<id>.backup-N.<ext>`` (workbook/safe_write.py; each pair appended to
+    *moved*); returns (the new plan's version, the earlier record or None). Version 1 when there is no earlier plan."""
+    from workbook import safe_write
+
+    if not any(p.exists() for p in files(path)):
         return 1, None
     record = read_record(path)
-    n = _backup_number(path)
-    for p, s in zip(files(path), SUFFIXES):
-        if p.exists():
-            dst = path.with_name(f"{path.stem}.backup-{n}{s}")
-            if p.is_symlink() or dst.exists() or dst.is_symlink():  # never move a link, never over a file
-                raise InputError("refusing to move a plan file that is a link, or onto an existing file",
-                                 file=str(p), expected="a plain file and a free backup name")
-            os.replace(p, dst)
-            if moved is not None:
-                moved.append((p, dst))
+    n, pairs = safe_write.backup_files(path, SUFFIXES)
+    if moved is not None:
+        moved += pairs
     version = int(record.get("version", n)) + 1 if record else n + 1
     return version, record
 
 
+#: a plan record is a few kilobytes; a larger one is not ours
+MAX_RECORD_BYTES = 1 << 20
+
+
 def read_record(path: Path) -> dict | None:
-    p = files(path)[-1]
+    from workbook.safe_write import read_bounded
+
     try:
-        return json.loads(p.read_text())
-    except (OSError, ValueError):
+        rec = json.loads(read_bounded(files(path)[-1], MAX_RECORD_BYTES, "a plan record"))
+    except (InputError, ValueError):
         return None
+    return rec if isinstance(rec, dict) else None
 
 
 def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
@@ -76,12 +68,16 @@ def _flat(d: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix[:-1]: d if isinstance(d, (int, float, str, bool)) or d is None else json.dumps(d, default=str)}
 
 
-def record(request_file: str | None, catalog_dir: Path, data: dict, version: int) -> dict:
-    """What a later plan compares with: the request's fields, the catalogue files' hashes, the results."""
-    import yaml
+def record(request_file: str | None, catalog_files: list[Path], data: dict, version: int) -> dict:
+    """What a later plan compares with: the request's fields, the catalogue files' hashes (the whole catalogue's,
+    then an overlay's: workbook/cli.py _catalog_files), the results."""
+    from workbook.catalog.yamlio import load_yaml
 
-    req = yaml.safe_load(Path(request_file).read_text()) if request_file else {}
-    cat = {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:16] for p in sorted(Path(catalog_dir).glob("*.yaml"))}
+    req = load_yaml(request_file)[0] if request_file else {}  # as the request was read: bounded, YAML 1.2
+    cat: dict[str, str] = {}
+    for p in catalog_files:  # an overlay's file of the same name as the catalogue's is named with its folder
+        key = p.name if p.name not in cat else f"{p.parent.name}/{p.name}"
+        cat[key] = hashlib.sha256(p.read_bytes()).hexdigest()[:16]
     res = {}
     for label, section, key in RESULTS:
         rec = (data.get(section) or {}).get("recommended") or {}
@@ -123,13 +119,13 @@ def write_record(path: Path, rec: dict) -> Path:
     return safe_write.write_text(out, json.dumps(rec, indent=1, sort_keys=True, default=str) + "\n")
 
 
-def prepare(path: Path, force: bool, request_file: str | None, catalog_dir: Path, data: dict,
+def prepare(path: Path, force: bool, request_file: str | None, catalog_files: list[Path], data: dict,
             moved: list[tuple[Path, Path]] | None = None) -> dict:
     """Before a plan is written: back up an earlier one (with ``force``; without it the CLI has refused already;
     the moved files appended to *moved*), put the version and the changes since the earlier one into *data*;
     returns the record to write after it."""
     version, before = back_up(path, moved) if force else (1, None)
-    rec = record(request_file, catalog_dir, data, version)
+    rec = record(request_file, catalog_files, data, version)
     data["version"] = version
     data["changes"] = [list(c) for c in changes(before, rec)]
     return rec

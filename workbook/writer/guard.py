@@ -34,13 +34,12 @@ def _log_path(path: Path) -> Path:
 
 
 def _read_log(path: Path) -> dict[str, str]:
+    log = _log_path(path)
+    if log.is_symlink():
+        return {}
     try:
-        log = _log_path(path)
-        if log.is_symlink():
-            return {}
-        with open(log, "rb") as f:
-            data = json.loads(f.read(MAX_LOG_BYTES + 1).decode("utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(safe_write.read_bounded(log, MAX_LOG_BYTES, "a build log"))
+    except (InputError, ValueError):  # missing, not a regular file, too large, not JSON: not ours
         return {}
     return data if isinstance(data, dict) else {}
 
