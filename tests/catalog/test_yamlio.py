@@ -68,3 +68,15 @@ def test_libyaml_and_python_parsers_give_the_same_data_and_lines():
         assert yamlio._parse(text, str(f), yamlio._FastLoader) == yamlio._parse(text, str(f), yamlio._Loader), f
     with pytest.raises(InputError, match="'\\\\t'"):
         yamlio.parse_yaml("a:\n\tb: 1\n", "tab.yaml")
+
+
+@pytest.mark.parametrize("text, field", [('name: "bad\\x0bname"\n', "name"), ("a:\n  - 'ok'\n  - \"\\0\"\n", "a[1]"),
+                                          ('"k\\x1bey": 1\n', None)])
+def test_a_control_character_written_as_an_escape_is_refused(tmp_path: Path, text: str, field) -> None:
+    """The raw text holds no control character, the decoded scalar does: refused with its line and field, as a
+    raw one is (a scenario name with U+000B wrote malformed sheet XML)."""
+    p = tmp_path / "x.yaml"
+    p.write_text(text)
+    with pytest.raises(InputError, match="control character") as e:
+        load_yaml(p)
+    assert e.value.line is not None and (field is None or e.value.field == field)

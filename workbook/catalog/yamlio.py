@@ -220,6 +220,8 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], file: str) -> None:
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node)
             line = key_node.start_mark.line + 1
+            if isinstance(key_node, yaml.ScalarNode):
+                _walk(key_node, loc, lines, file)  # a key is text too
             if key in seen:
                 raise InputError(
                     f"duplicate key {key!r} (first given on line {seen[key]})",
@@ -232,6 +234,12 @@ def _walk(node: yaml.Node, loc: Loc, lines: dict[Loc, int], file: str) -> None:
         for i, item in enumerate(node.value):
             lines[loc + (i,)] = item.start_mark.line + 1
             _walk(item, loc + (i,), lines, file)
+    elif isinstance(node, yaml.ScalarNode):  # an escape in a quoted scalar ("\x0b", "\0") decodes to a control
+        m = _CONTROL.search(node.value)       # character the raw text did not hold: refused like a raw one
+        if m is not None:
+            raise InputError(f"control character U+{ord(m.group()):04X} (written as an escape)", file=file,
+                             line=node.start_mark.line + 1, field=_dotted(loc) or None,
+                             expected="printable text (tab and line breaks allowed)")
 
 
 def _dotted(loc: Loc) -> str:
