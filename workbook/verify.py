@@ -250,10 +250,9 @@ def verify(path: Path | str, engines: list[str] | None = None,
     from workbook.safe_xlsx import check_xlsx
 
     check_xlsx(path)
-    _preload(engines or available_engines())
-
     path = Path(path)
     engines = engines or available_engines()
+    _preload(engines)
     say = progress or (lambda msg: None)
     report = Report(path=path, engines=list(engines))
     with ThreadPoolExecutor(max_workers=max(1, len(engines)), thread_name_prefix="engine") as pool:
