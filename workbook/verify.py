@@ -19,7 +19,6 @@ ABS_TOL = 1e-12
 #: this and every cell the formula reads agrees with the reference (or is itself such a cell): the engine computed
 #: the same formula from the same numbers, and a subtraction of nearly equal terms amplified their last bits
 CONDITIONING_MAX = 1e-5
-_REF = re.compile(r"(?:(?:'((?:[^']|'')+)'|([A-Za-z_][A-Za-z0-9_ .]*))!)?\$?([A-Z]{1,3})\$?(\d+)(?![\d(A-Za-z_])")
 
 
 @dataclass
@@ -165,10 +164,16 @@ def compare(engine: str, values: dict, want: dict, info: dict, report: Report) -
 
 
 def precedents(sheet: str, formula: str) -> list[tuple[str, str]]:
-    """The single cells a formula reads (sheet, A1); string literals and defined names are not cells."""
-    text = re.sub(r'"(?:[^"]|"")*"', '""', formula)
-    return [((q.replace("''", "'") if q else u.strip()) if (q or u) else sheet, f"{col}{row}")
-            for q, u, col, row in _REF.findall(text)]
+    """The cells a formula reads (sheet, A1), every cell of a range; string literals and defined names are not
+    cells (the formulas engine's reference scanner, workbook/engines/formulas_refs.py)."""
+    from workbook.engines.formulas_refs import scan
+
+    out = []
+    for occ in scan(formula, 1, 1)[1]:
+        r1, c1, r2, c2 = occ.rect
+        out.extend((occ.sheet or sheet, xl_rowcol_to_cell(r - 1, c - 1))
+                   for r in range(r1, r2 + 1) for c in range(c1, c2 + 1))
+    return out
 
 
 def _classify_conditioning(engine: str, values: dict, want: dict, report: Report) -> None:
@@ -245,10 +250,9 @@ def verify(path: Path | str, engines: list[str] | None = None,
     from workbook.safe_xlsx import check_xlsx
 
     check_xlsx(path)
-    _preload(engines or available_engines())
-
     path = Path(path)
     engines = engines or available_engines()
+    _preload(engines)
     say = progress or (lambda msg: None)
     report = Report(path=path, engines=list(engines))
     with ThreadPoolExecutor(max_workers=max(1, len(engines)), thread_name_prefix="engine") as pool:

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import openpyxl
+import pytest
 
+from workbook.engines import gnumeric
+from workbook.engines.libreoffice import find_soffice
 from workbook.engines.values import Values
 from workbook.readback import key_rows
 from workbook.writer.layout import CALC_SHEETS, HEADER_ROW, value_col, value_col_name
@@ -217,12 +220,16 @@ class EditBook:
         raise LookupError(f"default {key!r} not on Defaults")
 
 
-def recalc_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]],
-                  layout: Layout) -> dict[str, Recalc]:
-    """Copy *src* once per edit set into *folder*, apply each set's edits, recalculate every copy with
-    LibreOffice in one start, and read each back (name -> Recalc)."""
-    from workbook.engines import recalculate_many
+#: the engines that recalculate an edited copy as a whole: LibreOffice, and Gnumeric, which follows Excel where
+#: LibreOffice does not (docs/excel-compatibility.md); a test parametrised over them skips an engine not installed
+ENGINES = [pytest.param("libreoffice", id="libreoffice",
+                        marks=pytest.mark.skipif(find_soffice() is None, reason="LibreOffice not installed")),
+           pytest.param("gnumeric", id="gnumeric",
+                        marks=pytest.mark.skipif(not gnumeric.available(), reason="ssconvert not installed"))]
 
+
+def make_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]]) -> dict[str, Path]:
+    """Copy *src* once per edit set into *folder* (``<name>.xlsx``) and apply each set's edits (name -> path)."""
     paths = {}
     for name, steps in edits.items():
         dst = Path(folder) / f"{name}.xlsx"
@@ -232,8 +239,23 @@ def recalc_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Calla
             fn(book)
         book.save()
         paths[name] = dst
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    return {name: Recalc(values[p], layout) for name, p in paths.items()}
+    return paths
+
+
+def recalculate_copies(paths: dict[str, Path | str], engine: str = "libreoffice") -> dict[str, Values]:
+    """Recalculate the copies {name: path} with *engine* in one batch (LibreOffice: one start); name -> values."""
+    from workbook.engines import recalculate_many
+
+    values = recalculate_many([Path(p) for p in paths.values()], engine)
+    return {name: values[Path(p)] for name, p in paths.items()}
+
+
+def recalc_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]],
+                  layout: Layout, engine: str = "libreoffice") -> dict[str, Recalc]:
+    """Copy *src* once per edit set into *folder*, apply each set's edits, recalculate every copy with
+    *engine* (LibreOffice: in one start), and read each back (name -> Recalc)."""
+    values = recalculate_copies(make_edited(src, folder, edits), engine)
+    return {name: Recalc(v, layout) for name, v in values.items()}
 
 
 def close(a: Any, b: float, rel: float = 1e-9) -> bool:

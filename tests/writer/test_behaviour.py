@@ -24,25 +24,17 @@ import os
 import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+from functools import partial
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
+from tests.writer.edits import ENGINES, EditBook, Layout, Recalc, recalculate_copies
 from workbook.calc.checks import HARD, WARNINGS
-from workbook.engines import recalculate_many
-from workbook.engines import gnumeric
 from workbook.engines.libreoffice import find_soffice
 from workbook.writer.input_guard import INPUT_ERROR_TEXT
 from workbook.writer.layout import CALC_SHEETS
 
 pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
-
-#: every edit is recalculated by both engines that recalculate a file as a whole: LibreOffice, and Gnumeric,
-#: which follows Excel where LibreOffice does not (docs/excel-compatibility.md)
-ENGINES = [pytest.param("libreoffice", id="libreoffice"),
-           pytest.param("gnumeric", id="gnumeric",
-                        marks=pytest.mark.skipif(not gnumeric.available(), reason="ssconvert not installed"))]
 
 REL = 1e-9
 LABEL = {n: label for n, label, *_ in HARD + WARNINGS}
@@ -263,13 +255,6 @@ def _make_copies(jobs: list[tuple[str, str, str]]) -> dict[str, str]:
     return out
 
 
-def _recalculate(job: tuple[str, dict[str, str]]) -> dict[str, dict]:
-    """Worker: recalculate the copies {edit name: path} with one engine (LibreOffice: one start)."""
-    engine, paths = job
-    values = recalculate_many([Path(p) for p in paths.values()], engine)
-    return {name: values[Path(p)] for name, p in paths.items()}
-
-
 class Recalculated(dict):
     """{edit name: Recalc}; an edit that could not be made fails the tests that use it."""
 
@@ -305,9 +290,10 @@ def rc(request, edited, layout) -> Recalculated:
     """{edit name: its recalculated copy}, in LibreOffice and in Gnumeric (the engine that follows Excel).
     The copies are split over WORKERS processes."""
     made = [(n, p) for n, p in edited.items() if not p.startswith("ERROR ")]
-    chunks = [(request.param, dict(c)) for c in _chunks(made)]
+    chunks = [dict(c) for c in _chunks(made)]  # each worker recalculates its copies with one engine start
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
-        values = {name: v for part in pool.map(_recalculate, chunks) for name, v in part.items()}
+        values = {name: v for part in pool.map(partial(recalculate_copies, engine=request.param), chunks)
+                  for name, v in part.items()}
     values.update({n: p[len("ERROR "):] for n, p in edited.items() if p.startswith("ERROR ")})
     return Recalculated(values, layout)
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
+from tests.writer.edits import ENGINES, Layout, Recalc, make_edited, recalculate_copies
 from workbook.calc import registry
-from workbook.engines import gnumeric, recalculate_many
-from workbook.engines.libreoffice import find_soffice
 from workbook.writer.input_guard import (FULL_FLAG, GUARD_PATTERN, INPUT_ERROR_TEXT, PLAN_FLAG, guard_flags,
                                          guard_template, is_input_check)
 from workbook.writer.inputs import input_rows
@@ -46,12 +44,6 @@ EDITS.append(("gpu_without_price", "gpu", "l40s"))  # the L40S has no reserved p
 def _placed() -> list[tuple[int, int, tuple]]:
     """(copy, column, edit): edit j goes to copy j // 6, column j % 6 (the gpu edit lands on column 0)."""
     return [(j // COLUMNS, j % COLUMNS, e) for j, e in enumerate(EDITS)]
-
-
-ENGINES = [pytest.param("libreoffice", id="libreoffice",
-                        marks=pytest.mark.skipif(find_soffice() is None, reason="LibreOffice not installed")),
-           pytest.param("gnumeric", id="gnumeric",
-                        marks=pytest.mark.skipif(not gnumeric.available(), reason="ssconvert not installed"))]
 
 
 # ---------------------------------------------------------------- without an engine
@@ -103,17 +95,12 @@ def test_built_file_guards_every_calculated_cell(built):
 @pytest.fixture(scope="module")
 def copies(built, tmp_path_factory) -> list:
     """The edited copies of the default workbook (made once for both engines)."""
-    folder = tmp_path_factory.mktemp("input_guard")
-    n = max(c for c, _, _ in _placed()) + 1
-    books = {}
-    for c in range(n):
-        books[c] = EditBook(built[0])
-        books[c].path = folder / f"bad_inputs_{c}.xlsx"
+    steps: dict[int, list] = {}
     for c, i, (_, key, value) in _placed():
-        books[c].plan(key, i, value)
-    for b in books.values():
-        b.save()
-    return [books[c].path for c in range(n)]
+        steps.setdefault(c, []).append(lambda b, key=key, i=i, value=value: b.plan(key, i, value))
+    made = make_edited(built[0], tmp_path_factory.mktemp("input_guard"),
+                       {f"bad_inputs_{c}": s for c, s in sorted(steps.items())})
+    return list(made.values())
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +110,8 @@ def layout(built) -> Layout:
 
 @pytest.fixture(scope="module", params=ENGINES)
 def recalculated(request, copies, layout) -> list[Recalc]:
-    values = recalculate_many(copies, request.param)  # one batch per engine
-    return [Recalc(values[p], layout) for p in copies]
+    values = recalculate_copies({p.stem: p for p in copies}, request.param)  # one batch per engine
+    return [Recalc(values[p.stem], layout) for p in copies]
 
 
 @pytest.mark.parametrize("j", range(len(EDITS)), ids=[e[0] for e in EDITS])

@@ -19,13 +19,12 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from .process import run_group, which
 from .values import EngineError, Values, formula_cells, read_values
 
 #: Per-file timeout (seconds): a 160,000-formula workbook recalculates in well under a minute.
@@ -40,12 +39,7 @@ BENIGN_WARNINGS = (
 
 def find_ssconvert() -> str | None:
     """Path of ``ssconvert`` (``$SSCONVERT`` overrides), or None."""
-    env = os.environ.get("SSCONVERT")
-    if env:
-        found = shutil.which(env)
-        if found:
-            return found
-    return shutil.which("ssconvert")
+    return which("SSCONVERT", "ssconvert")
 
 
 def available() -> bool:
@@ -68,18 +62,7 @@ def _env() -> dict[str, str]:
 
 
 def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=_env(), start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.communicate()
-        raise EngineError(f"Gnumeric timed out after {timeout:.0f} s: {' '.join(cmd)}") from None
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return run_group(cmd, timeout, "Gnumeric", _env())
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,12 +16,12 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import signal
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from .process import run_group, tail, which
 from .values import EngineError, Values, formula_cells, read_values
 
 #: Per-run timeout is BASE + PER_FILE * number of files (seconds).
@@ -39,15 +39,9 @@ RECALC_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 
 def find_soffice() -> str | None:
     """Path of the soffice executable (``$SOFFICE`` overrides), or None."""
-    env = os.environ.get("SOFFICE")
-    if env:
-        found = shutil.which(env)
-        if found:
-            return found
-    for name in ("soffice", "libreoffice"):
-        found = shutil.which(name)
-        if found:
-            return found
+    found = which("SOFFICE", "soffice", "libreoffice")
+    if found:
+        return found
     for candidate in (
         "/usr/lib/libreoffice/program/soffice",
         "/opt/libreoffice/program/soffice",
@@ -83,37 +77,11 @@ def make_profile(root: Path) -> Path:
     return profile
 
 
-def _tail(text: str, n: int = 2000) -> str:
-    text = text.strip()
-    return text if len(text) <= n else "..." + text[-n:]
-
-
 def _run(cmd: list[str], timeout: float, cwd: Path | None = None) -> subprocess.CompletedProcess:
     """Run soffice in its own process group; kill the whole group on timeout."""
     env = dict(os.environ)
     env.setdefault("SAL_USE_VCLPLUGIN", "svp")  # no display needed
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=cwd,
-        env=env,
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-        raise EngineError(
-            f"LibreOffice timed out after {timeout:.0f} s: {' '.join(cmd)}\n"
-            f"stderr: {_tail(err or '')}"
-        ) from None
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return run_group(cmd, timeout, "LibreOffice", env, cwd)
 
 
 @functools.lru_cache(maxsize=None)
@@ -124,7 +92,7 @@ def _version_of(exe: str) -> str:
         res = _run(cmd, timeout=60)
     if res.returncode != 0 or not res.stdout.strip():
         raise EngineError(
-            f"'{' '.join(cmd)}' failed (exit {res.returncode}): {_tail(res.stderr)}"
+            f"'{' '.join(cmd)}' failed (exit {res.returncode}): {tail(res.stderr)}"
         )
     return res.stdout.strip().splitlines()[0].strip()
 
@@ -195,7 +163,7 @@ def convert_recalculated(
             what = f"no output for {', '.join(failed)}" if failed else f"exit {res.returncode}"
             raise EngineError(
                 f"LibreOffice conversion failed ({what}): {' '.join(cmd)}\n"
-                f"stdout: {_tail(res.stdout, 1000)}\nstderr: {_tail(res.stderr)}"
+                f"stdout: {tail(res.stdout, 1000)}\nstderr: {tail(res.stderr)}"
             )
         return outputs
     finally:

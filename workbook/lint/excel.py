@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from workbook.engines.formulas_refs import col_index
 from workbook.sheets.excel_math import NUDGED_BASE_END, POSITIVE_EXPONENT_STARTS
 
 #: Excel's specifications and limits (support.microsoft.com, "Excel specifications and limits")
@@ -81,17 +82,10 @@ class Finding:
         return f"{self.rule}: {self.where}: {self.detail}"
 
 
-def _col(letters: str) -> int:
-    n = 0
-    for ch in letters.upper():
-        n = n * 26 + ord(ch) - 64
-    return n
-
-
 def looks_like_reference(name: str) -> bool:
     """A name Excel reads as a cell: A1 style within XFD1048576, or R1C1 style."""
     m = _A1.match(name)
-    if m and _col(m.group(1)) <= 16384 and 0 < int(m.group(2)) <= 1048576:
+    if m and col_index(m.group(1)) <= 16384 and 0 < int(m.group(2)) <= 1048576:
         return True
     return bool(_R1C1.match(name))
 

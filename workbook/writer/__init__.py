@@ -190,7 +190,7 @@ def _build(output: Path, scenarios: list, catalog, provenance: list[tuple[str, s
             p0 = planned[0]
             plan.flags = provenance_flags(catalog, p0.gpu.id, p0.model.id if p0.model.id in catalog.models else None,
                                           str(inputs[0].get("cost.price_basis") or "on_demand"))
-        write_cover(w, provenance, names, statuses, results, plan, getattr(plan, "version", None))
+        write_cover(w, provenance, names, statuses, results, plan)
         if plan is not None:
             write_plan_sheets(w, names, results, plan, catalog, planned)
         if log:

@@ -30,7 +30,7 @@ def overall_text(names: list[str], statuses: list[str], failed: list[float]) -> 
 
 
 def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], statuses: list[str],
-                results: list[dict[str, float]], plan=None, version: int | None = None) -> None:
+                results: list[dict[str, float]], plan=None) -> None:
     """The Cover. A plan's Cover opens with the one-page ask (workbook.writer.cover_ask), which alone is printed;
     the workbook's status, provenance, legend and how-to follow below it."""
     ws = w.ws[SHEET]
@@ -38,12 +38,10 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     n = len(names)
     top, printed = 0, None
     if plan is not None:
-        from workbook.writer.cover_ask import FIRST_PAGE_ROWS, TERMS, write_ask
+        from workbook.writer.cover_ask import ABOUT_ROW, write_ask
 
-        printed = write_ask(w, names, results, plan, version)
-        from workbook.writer.cover_ask import LIGHTS
-
-        top = FIRST_PAGE_ROWS + len(TERMS) + len(LIGHTS) + 7
+        printed = write_ask(w, names, results, plan)
+        top = ABOUT_ROW
         w.text(SHEET, top, 0, "About this workbook (on screen; the printed Cover is the ask above)", "block", "label")
         top += 1
     else:

@@ -15,6 +15,8 @@ from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import styles
 from workbook.writer.layout import HEADER_ROW, value_col
+from workbook.writer.planbook import _ref as ref
+from workbook.writer.planbook import plan_format
 from workbook.writer.xlsx import Writer
 
 SHEET = "Cover"
@@ -33,6 +35,10 @@ LIGHTS = ("GREEN: feasible, every check passes with margin",
 READABLE_SUFFIX = ", rent"
 NO_DECISION = "Decision asked for: none yet: the plan fails a hard check (the title says which); change the request"
 FIRST_PAGE_ROWS = 30  # the printed Cover ends here (one page)
+#: below the printed page: the price bases and their terms, then the traffic light texts, then (cover.py) the rest
+TERMS_ROW = FIRST_PAGE_ROWS + 2
+LIGHTS_ROW = TERMS_ROW + len(TERMS) + 2
+ABOUT_ROW = LIGHTS_ROW + len(LIGHTS) + 3
 
 
 @dataclass
@@ -45,32 +51,28 @@ class Ask:
         return xl_rowcol_to_cell(self.rows[key], 1)
 
 
-def ref(w: Writer, name: str, i: int = 0) -> str:
-    from workbook.writer.planbook import _ref
-
-    return _ref(w, name, i)
-
-
 _LINE_FORMATS = {"title": {"bold": True, "font_size": 16}, "sentence": {"bold": True, "font_size": 12},
                  "decision": {"font_size": 11}, "light": {"bold": True, "font_size": 11}}
+
+
+def _line_format(w: Writer, kind: str):
+    """The workbook's one format of a line *kind* (made on first use)."""
+    fmts = w.__dict__.setdefault("_cover_line_formats", {})
+    if kind not in fmts:
+        fmts[kind] = w.wb.add_format(_LINE_FORMATS[kind])
+    return fmts[kind]
 
 
 def line(w: Writer, row: int, col: int, formula: str, cached: str, key: str, kind: str, sheet: str = SHEET) -> None:
     """A one-line text formula that runs over the empty cells to its right (never wrapped, never sizing its
     column): the Cover's title, sentence, decision and traffic light; a plan sheet's live title."""
-    fmts = w.__dict__.setdefault("_cover_line_formats", {})
-    if kind not in fmts:
-        fmts[kind] = w.wb.add_format(_LINE_FORMATS[kind])
-    w.ws[sheet].write_formula(row, col, formula, fmts[kind], cached)
+    w.ws[sheet].write_formula(row, col, formula, _line_format(w, kind), cached)
     w.book.cells.add(sheet, row, col, "output", key, content=formula, cached=cached)
 
 
 def text_line(w: Writer, row: int, col: int, text: str, kind: str = "decision") -> None:
     """A one-line text that runs over the empty cells to its right (never wrapped, never sizing its column)."""
-    fmts = w.__dict__.setdefault("_cover_line_formats", {})
-    if kind not in fmts:
-        fmts[kind] = w.wb.add_format(_LINE_FORMATS[kind])
-    w.ws[SHEET].write_string(row, col, text, fmts[kind])
+    w.ws[SHEET].write_string(row, col, text, _line_format(w, kind))
     w.book.cells.add(SHEET, row, col, "text", content=text)
 
 
@@ -128,12 +130,12 @@ def margin(today: float, switch: float) -> float:
     return abs(switch - today) / today if today else 0.0
 
 
-def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: int | None = None) -> int:
+def write_ask(w: Writer, names: list[str], results: list[dict], plan) -> int:
     """The one-page ask from row 0 down; returns the last row written."""
     from workbook.writer.planbook_serving import trains
 
     if not trains(plan):
-        return _write_serving_ask(w, names, results, plan, version)
+        return _write_serving_ask(w, names, results, plan)
     ws = w.ws[SHEET]
     r, inp = results[0], plan.inputs[0]
     ws.set_column(0, 0, 36)
@@ -146,9 +148,7 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: i
     live_title(w, SHEET, results, plan)
     ask = Ask({})
     row = 4
-    w.text(SHEET, row, 0, "The ask", "header", "header")
-    for col, head in enumerate(("Value", "Unit", "", "Detail"), start=1):
-        w.text(SHEET, row, col, head, "header", "header")
+    _ask_header(w, row)
     budget_v = r["sens_budget_usd"]
     committed_v = max(r["train_cost_usd"], r["train_cost_target_usd"])
     basis = str(inp.get("cost.price_basis") or "on_demand")
@@ -217,7 +217,7 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan, version: i
     date = (plan.data.get("request") or {}).get("date") or "undated"
     from workbook import __version__
 
-    text = f"version {version or 1} of request {plan.request_id}, {date} (workbook {__version__})"
+    text = f"version {plan.version} of request {plan.request_id}, {date} (workbook {__version__})"
     text_line(w, row, 1, text)
     return _flags_line(w, plan, row + 1)
 
@@ -255,6 +255,12 @@ def _status_text(w: Writer, results: list[dict]) -> str:
     return status_texts(results[:1], [value_col(0)])["scenario_status"][0]
 
 
+def _ask_header(w: Writer, row: int) -> None:
+    w.text(SHEET, row, 0, "The ask", "header", "header")
+    for col, head in enumerate(("Value", "Unit", "", "Detail"), start=1):
+        w.text(SHEET, row, col, head, "header", "header")
+
+
 def _figure_rows(w: Writer, ask: Ask, row: int, figures: list) -> int:
     terms = _terms_table(w)
     for key, label, formula, cached, unit, detail, detail_v in figures:
@@ -275,23 +281,19 @@ def _figure_rows(w: Writer, ask: Ask, row: int, figures: list) -> int:
     return row
 
 
+#: the risks' units beside the plan sheets' formats (planbook.plan_format): a share and a factor
+_RISK_FORMATS = {"%": "0.0%", "x": "0.00"}
+
+
 def _fmt(unit: str, v: Any) -> str | None:
-    if not isinstance(v, float):
-        return None
-    if unit == "days":
-        return "#,##0.0"
-    if unit == "%":
-        return "0.0%"
-    if unit == "x":
-        return "0.00"
-    if unit == "USD":
-        return "$#,##0"
-    return styles.number_format(unit, [v])
+    if isinstance(v, float) and unit in _RISK_FORMATS:
+        return _RISK_FORMATS[unit]
+    return plan_format(unit, v)
 
 
 def _lights_table(w: Writer) -> str:
     """The traffic light's texts, below the printed page (the light formula picks one)."""
-    row0 = FIRST_PAGE_ROWS + len(TERMS) + 4
+    row0 = LIGHTS_ROW
     w.text(SHEET, row0, 0, "Traffic light texts", "block", "label")
     for j, text in enumerate(LIGHTS, start=1):
         w.text(SHEET, row0 + j, 0, text, "text", "text")
@@ -300,7 +302,7 @@ def _lights_table(w: Writer) -> str:
 
 def _terms_table(w: Writer) -> tuple[str, str]:
     """The price bases and their terms, below the printed page (the Detail formula looks the term up)."""
-    row0 = FIRST_PAGE_ROWS + 2
+    row0 = TERMS_ROW
     w.text(SHEET, row0, 0, "Price bases and their commitment terms", "block", "label")
     for j, (basis, text) in enumerate(TERMS, start=1):
         w.text(SHEET, row0 + j, 0, basis, "text", "text")
@@ -369,7 +371,7 @@ def _light_formats(w: Writer, row: int, col: int) -> None:
                                                    "format": f})
 
 
-def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan, version: int | None) -> int:
+def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan) -> int:
     """A serving-only plan's ask: the fleet, its monthly rent, its latency against the targets."""
     from workbook.writer.planbook_serving import serving_columns
 
@@ -389,9 +391,7 @@ def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan, v
     month_v = r["infer_hourly_cost_usd"] * HOURS_PER_MONTH
     ask = Ask({})
     row = 4
-    w.text(SHEET, row, 0, "The ask", "header", "header")
-    for col, head in enumerate(("Value", "Unit", "", "Detail"), start=1):
-        w.text(SHEET, row, col, head, "header", "header")
+    _ask_header(w, row)
     figures = [
         ("gpus", "GPUs rented", f"={ref(w, 'srv_gpus_in_use', i)}", r["srv_gpus_in_use"], "GPUs", "", None),
         ("gpu", "GPU", f"=UPPER({ref(w, 'gpu', i)})", str(inp.get("gpu", "")).upper(), "id",
@@ -426,7 +426,7 @@ def _write_serving_ask(w: Writer, names: list[str], results: list[dict], plan, v
     row += 2
     date = (plan.data.get("request") or {}).get("date") or "undated"
     w.text(SHEET, row, 0, "Version and date", "label", "label")
-    text = f"version {version or 1} of request {plan.request_id}, {date}"
+    text = f"version {plan.version} of request {plan.request_id}, {date}"
     text_line(w, row, 1, text)
     return _flags_line(w, plan, row + 1)
 

@@ -87,7 +87,7 @@ def unit_text(unit: str) -> str:
 def guarded(w: Writer, expr: str, i: int) -> str:
     """A formula that shows *expr* (a calculated figure of scenario column *i*), or "input error" while an input
     of the column is in error (as on the Summary)."""
-    from workbook.writer.summary import INPUT_ERROR_TEXT
+    from workbook.writer.input_guard import INPUT_ERROR_TEXT
 
     return f'=IF(MIN(1,{_ref(w, "input_errors_count", i)})=1,"{INPUT_ERROR_TEXT}",{expr})'
 
@@ -317,10 +317,8 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
     _header(w, sheet, ("Input", "Value", "Unit", "Source", "As of", "Key", "Flag"), (46, 16, 12, 70, 11, 30, 12))
     row = HEAD
     d_names = set(catalog.defaults.records)
-    from workbook.catalog.provenance import provenance_flags
-
     basis = str(plan.inputs[0].get("cost.price_basis") or "on_demand")
-    flags = provenance_flags(catalog, gpu.id, model.id if model.id in catalog.models else None, basis)
+    flags = plan.flags  # the recommended column's, set by the build (the Cover reads them too)
     flagged = {"gpu": [f for f in flags if not f.record.startswith("models.yaml")],
                "model": [f for f in flags if f.record.startswith("models.yaml")]}
     for r in input_rows():
@@ -358,7 +356,7 @@ def write_assumptions(w: Writer, results: list[dict], plan: PlanBook, catalog, g
         w.text(sheet, row, 6, price_flags[0].status, "check", "text")
     row += 2
     w.text(sheet, row, 0, "Estimated or assumed catalogue values this plan rests on", "block", "label")
-    for f in flags or []:
+    for f in flags:
         row += 1
         w.text(sheet, row, 0, f.text, "label", "label")
         w.text(sheet, row, 3, f"{f.record} {f.field}: {f.source}", "text", "text")
@@ -477,7 +475,6 @@ def write_rejected(w: Writer, plan: PlanBook) -> None:
     row = HEAD
     for r in plan.data.get("training", {}).get("rejected", []):
         row += 1
-        c = r["closest"]
         rejected_row(w, sheet, row, r["label"], r)
     from workbook.writer.planbook_serving import write_serving_rejected
 

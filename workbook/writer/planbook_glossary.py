@@ -3,9 +3,9 @@ words, with where each is defined. Text only."""
 
 from __future__ import annotations
 
+from workbook.writer.planbook import GLOSSARY, HEAD, _header
 from workbook.writer.xlsx import Writer
 
-GLOSSARY = "Glossary"
 #: (term, meaning, where it is defined)
 TERMS = (
     ("GPU-hour", "One GPU rented for one hour; rent = GPUs billed x hours x price per GPU-hour.", "Cost sheet"),
@@ -44,11 +44,8 @@ TERMS = (
 def write_glossary(w: Writer) -> None:
     sheet = GLOSSARY
     w.title(sheet, "Glossary", "The terms and abbreviations of this plan, in plain words.")
-    for col, (head, width) in enumerate((("Term", 18), ("Meaning", 100), ("Where", 28))):
-        w.text(sheet, 3, col, head, "header", "header")
-        w.ws[sheet].set_column(col, col, width)
-    w.set_table_header(sheet, 3, 1)
-    row = 3
+    _header(w, sheet, ("Term", "Meaning", "Where"), (18, 100, 28))
+    row = HEAD
     for term, meaning, where in TERMS:
         row += 1
         w.text(sheet, row, 0, term, "label", "label")
