@@ -157,7 +157,7 @@ def compare(engine: str, values: dict, want: dict, info: dict, report: Report) -
             got = float(got)
         if not ok:
             report.mismatches.append(Mismatch(engine, sheet, cell, label, formula, got, expected))
-    _classify_conditioning(engine, values, want, report)
+    _classify_conditioning(engine, report)
     missing = set(want) - set(info)
     for sheet, cell in sorted(missing):
         report.mismatches.append(Mismatch(engine, sheet, cell, "", "(not a formula)", None, want[(sheet, cell)]))
@@ -176,7 +176,7 @@ def precedents(sheet: str, formula: str) -> list[tuple[str, str]]:
     return out
 
 
-def _classify_conditioning(engine: str, values: dict, want: dict, report: Report) -> None:
+def _classify_conditioning(engine: str, report: Report) -> None:
     """Move this engine's mismatches that are floating-point conditioning to ``report.conditioned``.
 
     A mismatch qualifies when both values are finite numbers within CONDITIONING_MAX of each other and every

@@ -27,7 +27,7 @@ def test_amplified_difference_and_what_reads_it_are_conditioning():
     a = _m("G985", "=MIN('KV Cache'!G62,G983-(G984-1)*'KV Cache'!G62)", 755.1223, 755.1209)
     b = _m("G993", "=G985*G70", 1.510301, 1.510300)
     r = _report(b, a)
-    _classify_conditioning("gnumeric", {}, {}, r)
+    _classify_conditioning("gnumeric", r)
     assert r.mismatches == [] and {m.cell for m in r.conditioned} == {"G985", "G993"}
 
 
@@ -36,5 +36,5 @@ def test_error_value_large_difference_or_a_bad_input_stay_mismatches():
     big = _m("F106", "=F79*2", 2.0, 1.0)
     reads_bad = _m("F107", "=F106-F1", 1.00000001, 1.0)
     r = _report(err, big, reads_bad)
-    _classify_conditioning("gnumeric", {}, {}, r)
+    _classify_conditioning("gnumeric", r)
     assert r.conditioned == [] and len(r.mismatches) == 3

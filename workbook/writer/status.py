@@ -98,18 +98,19 @@ def _formula(key: str, col: int, rows: dict, hard: tuple, warn: tuple, inputs: t
         return f'=IFERROR(INDEX({_abs_col(COL_LABEL, *hard)},MATCH(1,{_col_range(col, *hard)},0)),"")'
     if key == "first_warning":
         return f'=IFERROR(INDEX({_abs_col(COL_LABEL, *warn)},MATCH(1,{_col_range(col, *warn)},0)),"")'
-    if key == "input_error_where":  # the first Plan input check at 1, else the price check (REPT: 0 or 1 times)
-        i0, i1, price = inputs
+    def where(notes: str, label: str) -> str:  # "Plan!<cell> <input>" of an input check's row (notes: its key)
+        return (f'"Plan!"&{cell("scenario_column")}&MATCH({notes},{plan_keys},0)&" "&'
+                f'SUBSTITUTE({label},"Input: ","")')
+
+    i0, i1, price = inputs
+    if key == "input_error_where":  # the first Plan input check at 1, else the price check's text
         k = f"MATCH(1,Plan!{_col_range(col, i0, i1)},0)"
-        where = lambda notes, label: (f'"Plan!"&{cell("scenario_column")}&MATCH({notes},{plan_keys},0)&" "&'  # noqa: E731
-                                      f'SUBSTITUTE({label},"Input: ","")')
         first = where(f"INDEX(Plan!{_abs_col(COL_NOTES, i0, i1)},{k})", f"INDEX(Plan!{_abs_col(COL_LABEL, i0, i1)},{k})")
         return f'=IFERROR({first},{cell("price_error_where")})'
     if key == "price_error_where":  # the price check's cell and input, REPT: 0 or 1 times
-        i0, i1, price = inputs
-        where = (f'"Plan!"&{cell("scenario_column")}&MATCH(Plan!{xl_rowcol_to_cell(price, COL_NOTES, True, True)},'
-                 f'{plan_keys},0)&" "&SUBSTITUTE(Plan!{xl_rowcol_to_cell(price, COL_LABEL, True, True)},"Input: ","")')
-        return f'=IFERROR(REPT({where},Plan!{xl_rowcol_to_cell(price, col, row_abs=True)}),"")'
+        text = where(f"Plan!{xl_rowcol_to_cell(price, COL_NOTES, True, True)}",
+                     f"Plan!{xl_rowcol_to_cell(price, COL_LABEL, True, True)}")
+        return f'=IFERROR(REPT({text},Plan!{xl_rowcol_to_cell(price, col, row_abs=True)}),"")'
     return (f'=CHOOSE({cell("status_code")},"PASS"&IF({cell("warnings_count")}>0," ("&{cell("warnings_count")}'
             f'&" warning(s); first: "&{cell("first_warning")}&")",""),"FAIL: "&{cell("first_failure")},'
             f'"INPUT ERROR: "&{cell("input_error_where")})')
