@@ -57,3 +57,14 @@ def test_quantity_reference_is_generated_from_the_registry() -> None:
     spec.loader.exec_module(mod)
     assert (ROOT / "docs" / "quantities.md").read_text(encoding="utf-8") == mod.render(), (
         "docs/quantities.md is stale: PYTHONPATH=. python scripts/quantities_doc.py > docs/quantities.md")
+
+
+def test_no_merge_conflict_markers_in_tracked_text() -> None:
+    """A merge left `<<<<<<< HEAD` ... `>>>>>>> branch` in docs/validation.md once; no tracked text file keeps one."""
+    import subprocess
+
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
+    bad = [f for f in files if f.endswith((".md", ".py", ".yaml", ".toml", ".json", ".sh", ".txt"))
+           and (ROOT / f).is_file() and marker.search((ROOT / f).read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, f"merge conflict markers in {bad}"
