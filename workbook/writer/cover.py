@@ -21,6 +21,15 @@ def _row_range(sheet: str, row: int, n: int) -> str:
     return f"{sheet}!{a}:{b}"
 
 
+def _worst_status(names: list[str]) -> str:
+    """The longest master-check text an edit can bring (a scenario's input error or first failing hard check)."""
+    from workbook.calc.checks import HARD
+    from workbook.writer.inputs import input_rows
+
+    causes = [f"INPUT ERROR: Plan!K1000 {r.title}" for r in input_rows()] + [f"FAIL: {label}" for _, label, *_ in HARD]
+    return f"CHECKS FAIL: {max(names, key=len)}: {max(causes, key=len)}"
+
+
 def overall_text(names: list[str], statuses: list[str], failed: list[float]) -> str:
     """Reference value of the Cover's master-check line."""
     if not any(failed):
@@ -59,7 +68,8 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     overall = (f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&INDEX({heads},1,MATCH(1,{flags},0))'
                f'&": "&INDEX({status},1,MATCH(1,{flags},0)))')
     failed = [r["scenario_failed_flag"] for r in results]
-    w.formula(SHEET, row, 1, overall, overall_text(names, statuses, failed), "output", key="master_check_status")
+    w.formula(SHEET, row, 1, overall, overall_text(names, statuses, failed), "output", key="master_check_status",
+              room=_worst_status(names))
     ok = w.wb.add_format({"bg_color": styles.PASS_FILL, "font_color": styles.PASS_FONT, "bold": True})
     bad = w.wb.add_format({"bg_color": styles.FAIL_FILL, "font_color": styles.FAIL_FONT, "bold": True})
     amber = w.wb.add_format({"bg_color": styles.WARN_FILL, "font_color": styles.WARN_FONT, "bold": True})

@@ -154,7 +154,10 @@ class Writer:
         self.book.cells.add(sheet, row, col, role, key)
 
     def formula(self, sheet: str, row: int, col: int, formula: str, cached: Any, role: str, key: str = "",
-                num_format: str | None = None, scenario: int | None = None, style: str | None = None) -> None:
+                num_format: str | None = None, scenario: int | None = None, style: str | None = None,
+                room: str | None = None) -> None:
+        """A formula cell with its cached value; *room* is the longest text it may show after an edit (the row is
+        sized for it too, so a recalculated status line is not cut by a height fitted to today's short text)."""
         style = style or ("link" if role == "link" else ("check" if role == "check" else "calc"))
         if isinstance(cached, bool):
             cached = 1 if cached else 0
@@ -167,6 +170,8 @@ class Writer:
         if key and scenario is not None and isinstance(cached, (int, float)):
             self.cached.setdefault(key, {})[scenario] = float(cached)
         self._track(sheet, row, col, shown, style)
+        if room:
+            self._track(sheet, row, col, room, style)
 
     def define(self, name: str, sheet: str, first_row: int, col: int, last_row: int | None = None) -> None:
         a = xl_rowcol_to_cell(first_row, col, row_abs=True, col_abs=True)
