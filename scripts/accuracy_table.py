@@ -51,11 +51,10 @@ def exact_check() -> str:
     """How far the one-step fold refits of `validate --cv` are from solving each fold's least squares."""
     import numpy as np
 
-    from workbook.calibrate.run import cross_validate
+    from workbook.calibrate.run import cross_validate_stages
 
     cal = cross_validation(default_files(), load_catalog())
-    fit_all = [i for i, p in enumerate(cal.ev.points) if not p.case.point.holdout]
-    exact = cross_validate(cal.ev, fit_all, cal.candidates, cal.prior, cal.fit, "publication", exact=True)
+    exact = cross_validate_stages(cal.ev, cal.stages, "publication", exact=True)
     pub = cal.ev.published
     d = 100 * np.abs(exact / pub - cal.ours_cv / pub)
     return (f"one-step vs exact fold refits: largest difference {d.max():.2f} percentage points, mean {d.mean():.3f}; "

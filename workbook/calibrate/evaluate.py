@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbook.calibrate.factors import Factor, kind_of, records_with
+from workbook.calibrate.factors import Factor, domain_of, kind_of, records_with
 from workbook.errors import InputError
 from workbook.validation.load import Case
 
@@ -42,6 +42,7 @@ class Evaluator:
         index: dict[str, int] = {}
         self.resolved: list[tuple] = []
         self.keys: list[set[str]] = []
+        self.domains: list[set[str]] = []  # domains of each scenario's points (factors.DOMAINS)
         self.points: list[CalPoint] = []
         for c in cases:
             kind = kind_of(c.point.key)
@@ -59,7 +60,9 @@ class Evaluator:
                                      expected=err.expected) from None
                 index[sig] = len(self.resolved) - 1
                 self.keys.append(set())
+                self.domains.append(set())
             self.keys[index[sig]].add(c.point.key)
+            self.domains[index[sig]].add(domain_of(kind))
             self.points.append(CalPoint(case=c, kind=kind, scenario=index[sig]))
         self.published = np.array([p.case.published for p in self.points])
         self._cache: dict[tuple, dict[str, float]] = {}
@@ -73,9 +76,9 @@ class Evaluator:
         return self.resolved[scen][1].id
 
     def touches(self, scen: int, f: Factor) -> bool:
-        """Whether factor ``f`` belongs to this scenario's GPU or engine."""
+        """Whether factor ``f`` belongs to this scenario's GPU or engine (and domain, for a domain's copy)."""
         rec = self.engine_of(scen) if f.spec.table == "engine" else self.gpu_of(scen)
-        return rec == f.record
+        return rec == f.record and (not f.domain or f.domain in self.domains[scen])
 
     def _values(self, scen: int, values: dict[Factor, float]) -> dict[str, float]:
         mine = {f: v for f, v in values.items() if self.touches(scen, f)}

@@ -46,6 +46,22 @@ _KIND_RULES: tuple[tuple[str, str], ...] = (
 )
 
 
+#: the two models the kinds belong to: the training step model and the serving models. ``validate --cv``
+#: fits the training kinds' factors on the training points (as the shipped calibration does,
+#: catalog/calibration/shipped.yaml), then the serving kinds' other factors on the serving points with those
+#: held (run.calibrate ``by_domain``): the serving models read the GPU's GEMM and attention efficiency as
+#: the training points set them, and their errors do not move the training predictions.
+DOMAINS: dict[str, tuple[str, ...]] = {
+    "training": ("counts", "memory", "step_time", "gpu_hours"),
+    "serving": ("ttft", "tpot", "serving_throughput", "kv_capacity"),
+}
+
+
+def domain_of(kind: str) -> str:
+    """The domain (training, serving) of a kind."""
+    return next(d for d, kinds in DOMAINS.items() if kind in kinds)
+
+
 def kind_of(key: str) -> str | None:
     """The kind of a quantity name, or None when calibration cannot use it."""
     for pattern, kind in _KIND_RULES:
@@ -127,6 +143,7 @@ class Factor:
 
     spec_name: str
     record: str  # GPU id (efficiency, device) or engine profile id (engine)
+    domain: str = ""  # fitted on (and moving) this domain's points only; "" = every point (DOMAINS)
 
     @property
     def spec(self) -> FactorSpec:
@@ -134,7 +151,8 @@ class Factor:
 
     @property
     def label(self) -> str:
-        return f"{self.spec.table}[{self.record}].{self.spec.field}"
+        name = f"{self.spec.table}[{self.record}].{self.spec.field}"
+        return f"{name} ({self.domain})" if self.domain else name
 
     def value(self, catalog) -> float:
         """The factor's value in a catalogue."""
@@ -216,4 +234,4 @@ def _grouped(values: dict[Factor, float], table: str) -> dict[str, dict[str, flo
 
 def ordered(factors: Iterable[Factor]) -> list[Factor]:
     """Factors in calibration priority order (spec priority, then record id)."""
-    return sorted(set(factors), key=lambda f: (PRIORITY.index(f.spec_name), f.record))
+    return sorted(set(factors), key=lambda f: (PRIORITY.index(f.spec_name), f.record, f.domain))

@@ -78,14 +78,15 @@ def print_kinds(cal: Calibration, out: TextIO, title: str) -> None:
 
 
 def print_factors(cal: Calibration, out: TextIO) -> None:
-    print("factor                                         prior     fitted   change", file=out)
+    w = max([45] + [len(f.label) for f in cal.candidates])
+    print(f"{'factor':{w}s}  {'prior':>8s}  {'fitted':>8s}  change", file=out)
     for f in cal.selection.fitted:
         p, v = cal.prior[f], cal.fit.values[f]
-        print(f"{f.label:45s}  {p:8.4g}  {v:8.4g}  {100 * (v / p - 1):+6.1f} %", file=out)
+        print(f"{f.label:{w}s}  {p:8.4g}  {v:8.4g}  {100 * (v / p - 1):+6.1f} %", file=out)
     for f in cal.selection.unconstrained:
-        print(f"{f.label:45s}  {cal.prior[f]:8.4g}  not constrained by these points (kept)", file=out)
+        print(f"{f.label:{w}s}  {cal.prior[f]:8.4g}  not constrained by these points (kept)", file=out)
     for f in cal.selection.undetermined:
-        print(f"{f.label:45s}  {cal.prior[f]:8.4g}  not told apart from the factors above (kept)", file=out)
+        print(f"{f.label:{w}s}  {cal.prior[f]:8.4g}  not told apart from the factors above (kept)", file=out)
 
 
 def print_calibration(cal: Calibration, out: TextIO) -> None:

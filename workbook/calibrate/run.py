@@ -15,7 +15,7 @@ from typing import Iterable
 import numpy as np
 
 from workbook.calibrate.evaluate import Evaluator
-from workbook.calibrate.factors import SPECS, Factor, factors_of, ordered, parse_factor
+from workbook.calibrate.factors import DOMAINS, SPECS, Factor, domain_of, factors_of, ordered, parse_factor
 from workbook.calibrate.fit import FitResult, Selection, elasticities, linear_refit, select, solve, solve_refreshed
 from workbook.errors import InputError
 from workbook.validation.load import load_validation_files
@@ -37,6 +37,7 @@ class Calibration:
     ours_cv: np.ndarray = field(default_factory=lambda: np.zeros(0))  # left-out prediction (nan: none)
     cv_grouping: str = ""
     seconds: float = 0.0
+    stages: list = field(default_factory=list)  # the fits (Stage), one unless by domain
 
 
 def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[Factor]:
@@ -72,26 +73,47 @@ def _fit_points(ev: Evaluator) -> list[int]:
     return [i for i, p in enumerate(ev.points) if not p.case.point.holdout]
 
 
-def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None = None,
-              cv: str | None = "auto", require_factors: bool = True) -> Calibration:
-    """Fit the factors on the files' fit points, each toward its value in ``catalog`` (the prior); ``cv``:
-    "publication", "point", "auto" (publication when the points come from two or more, else point) or None
-    (no cross-validation). ``require_factors=False`` (``validate --cv``) reports points that constrain no
-    factor with the catalogue values instead of refusing them.
+@dataclass
+class Stage:
+    """One least-squares fit of a calibration: its points (``members``, the fit points among them ``fit_all``),
+    its candidate factors, their priors (with the earlier stages' fitted values held) and its fit."""
 
-    InputError (exit 2) for bad files, a point calibration cannot use, named factors the points cannot tell
-    apart, or fewer independent points than factors.
-    """
-    t0 = time.perf_counter()
-    paths = [Path(p) for p in paths]
-    files = load_validation_files(paths, catalog=catalog)
-    ev = Evaluator([c for f in files for c in f.cases], catalog)
-    fit_all = _fit_points(ev)
-    cands = _candidates(ev, fit_all, factors)
-    prior = {f: f.value(catalog) for f in cands}
-    E = elasticities(ev, prior, cands, fit_all)
+    members: list[int]
+    fit_all: list[int]
+    candidates: list[Factor]
+    prior: dict[Factor, float]
+    selection: Selection | None = None
+    fit: FitResult | None = None
+    fit_idx: list[int] = field(default_factory=list)
+
+
+def _stages(ev: Evaluator, fit_all: list[int], names: list[str] | None, by_domain: bool) -> list[Stage]:
+    """One stage of every point, or (``by_domain``) the training points first, fitting the training kinds'
+    factors (which the serving models read too), then the serving points, fitting the serving kinds' other
+    factors as serving copies (Factor.domain) with the training values held."""
+    every = list(range(len(ev.points)))
+    if not by_domain:
+        cands = _candidates(ev, fit_all, names)
+        return [Stage(every, fit_all, cands, {f: f.value(ev.catalog) for f in cands})]
+    out: list[Stage] = []
+    taken: set[tuple[str, str]] = set()
+    for domain in DOMAINS:
+        members = [i for i in every if domain_of(ev.points[i].kind) == domain]
+        fit = [i for i in fit_all if i in set(members)]
+        cands = [f if domain == "training" else Factor(f.spec_name, f.record, domain)
+                 for f in _candidates(ev, fit, None) if (f.spec_name, f.record) not in taken]
+        taken |= {(f.spec_name, f.record) for f in cands}
+        out.append(Stage(members, fit, cands, {f: f.value(ev.catalog) for f in cands}))
+    return out
+
+
+def _fit_stage(ev: Evaluator, st: Stage, held: dict[Factor, float], named: bool, require_factors: bool) -> None:
+    """Select and fit ``st``'s factors on its fit points, the factors of ``held`` at those values."""
+    cands, fit_all = st.candidates, st.fit_all
+    st.prior = {**held, **st.prior}
+    E = elasticities(ev, st.prior, cands, fit_all)
     sel = select(E, cands)
-    if factors is not None and sel.undetermined:
+    if named and sel.undetermined:
         raise InputError(f"{len(sel.fitted) + len(sel.undetermined)} factors asked for, but the points tell only "
                          f"{sel.rank} apart ({', '.join(f.label for f in sel.undetermined)} cannot be told from "
                          "the ones before it)", field="--factors",
@@ -101,20 +123,65 @@ def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None
                          field="FILES", expected="points of step time, GPU-hours, TTFT, TPOT or serving throughput")
     cols = [cands.index(f) for f in sel.fitted]
     rows = [k for k, i in enumerate(fit_all) if cols and np.max(np.abs(E[k, cols])) > 0]
-    fit_idx = [fit_all[k] for k in rows]
-    if len(fit_idx) < len(sel.fitted):
-        raise InputError(f"{len(fit_idx)} points for {len(sel.fitted)} factors", field="FILES",
+    st.fit_idx = [fit_all[k] for k in rows]
+    if len(st.fit_idx) < len(sel.fitted):
+        raise InputError(f"{len(st.fit_idx)} points for {len(sel.fitted)} factors", field="FILES",
                          expected=f"at least {len(sel.fitted)} fit points (not holdout) that the factors move")
-    full = solve_refreshed(ev, fit_idx, sel.fitted, prior, E[np.ix_(rows, cols)])
-    cal = Calibration(files=paths, ev=ev, prior=prior, candidates=cands, selection=sel, fit=full, fit_idx=fit_idx,
-                      ours_catalog=ev.predict(prior), ours_fit=ev.predict(full.values))
+    st.selection = sel
+    st.fit = solve_refreshed(ev, st.fit_idx, sel.fitted, st.prior, E[np.ix_(rows, cols)])
+
+
+def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None = None,
+              cv: str | None = "auto", require_factors: bool = True, by_domain: bool = False) -> Calibration:
+    """Fit the factors on the files' fit points, each toward its value in ``catalog`` (the prior); ``cv``:
+    "publication", "point", "auto" (publication when the points come from two or more, else point) or None
+    (no cross-validation). ``require_factors=False`` (``validate --cv``) reports points that constrain no
+    factor with the catalogue values instead of refusing them. ``by_domain`` (``validate --cv``): the
+    training points fit the training factors, then the serving points the serving models' own factors, the
+    training values held (factors.DOMAINS; as the shipped calibration fits the training factors on training
+    points only).
+
+    InputError (exit 2) for bad files, a point calibration cannot use, named factors the points cannot tell
+    apart, or fewer independent points than factors.
+    """
+    t0 = time.perf_counter()
+    paths = [Path(p) for p in paths]
+    files = load_validation_files(paths, catalog=catalog)
+    ev = Evaluator([c for f in files for c in f.cases], catalog)
+    fit_all = _fit_points(ev)
+    stages = _stages(ev, fit_all, factors, by_domain and factors is None)
+    held: dict[Factor, float] = {}
+    for st in stages:
+        _fit_stage(ev, st, held, factors is not None, require_factors and not by_domain)
+        held = dict(st.fit.values)
+    if require_factors and not any(st.selection.fitted for st in stages):
+        raise InputError("the points constrain no factor (no point's value moves with a factor of the registry)",
+                         field="FILES", expected="points of step time, GPU-hours, TTFT, TPOT or serving throughput")
+    cands = [f for st in stages for f in st.candidates]
+    prior = {f: f.value(catalog) for f in cands}
+    sel = Selection(*(sum((getattr(st.selection, k) for st in stages), []) for k in
+                      ("fitted", "unconstrained", "undetermined")), rank=sum(st.selection.rank for st in stages))
+    full = FitResult(values=held, fitted=list(sel.fitted), cost=sum(st.fit.cost for st in stages),
+                     iterations=sum(st.fit.iterations for st in stages))
+    cal = Calibration(files=paths, ev=ev, prior=prior, candidates=cands, selection=sel, fit=full,
+                      fit_idx=sorted(i for st in stages for i in st.fit_idx),
+                      ours_catalog=ev.predict(prior), ours_fit=ev.predict(held), stages=stages)
     if cv is not None:
         pubs = {ev.points[i].case.publication for i in fit_all}
         grouping = cv if cv != "auto" else ("publication" if len(pubs) >= 2 else "point")
-        cal.ours_cv = cross_validate(ev, fit_all, cands, prior, full, grouping)
+        cal.ours_cv = cross_validate_stages(ev, stages, grouping)
         cal.cv_grouping = grouping
     cal.seconds = time.perf_counter() - t0
     return cal
+
+
+def cross_validate_stages(ev: Evaluator, stages: list[Stage], grouping: str, *, exact: bool = False) -> np.ndarray:
+    """Each point predicted by its own stage's refit without its group (:func:`cross_validate`)."""
+    out = np.full(len(ev.points), np.nan)
+    for st in stages:
+        cv = cross_validate(ev, st.fit_all, st.candidates, st.prior, st.fit, grouping, exact=exact)
+        out[st.members] = cv[st.members]
+    return out
 
 
 def groups_of(ev: Evaluator, grouping: str) -> dict[str, list[int]]:
