@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import re
 from pathlib import Path
@@ -12,7 +13,9 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
 
+@functools.lru_cache(maxsize=None)
 def _figures_module():
+    """scripts/doc_figures.py, loaded once per session (its plans and validation runs are cached in it)."""
     spec = importlib.util.spec_from_file_location("doc_figures", ROOT / "scripts" / "doc_figures.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
@@ -68,3 +71,60 @@ def test_no_merge_conflict_markers_in_tracked_text() -> None:
     bad = [f for f in files if f.endswith((".md", ".py", ".yaml", ".toml", ".json", ".sh", ".txt"))
            and (ROOT / f).is_file() and marker.search((ROOT / f).read_text(encoding="utf-8", errors="replace"))]
     assert not bad, f"merge conflict markers in {bad}"
+
+
+def test_generated_blocks_are_current() -> None:
+    """Every block of scripts/doc_figures.py BLOCKS (a command's output, a table) is what the code prints now."""
+    mod = _figures_module()
+    stale = []
+    for key, (doc, _) in mod.BLOCKS.items():
+        held = mod.block_in((ROOT / doc).read_text(encoding="utf-8"), key)
+        if held is None:
+            stale.append(f"{doc}: no block {key}")
+        elif held != mod.render_block(key):
+            stale.append(f"{doc}: block {key} is stale")
+    assert not stale, "PYTHONPATH=. python scripts/doc_figures.py --write\n" + "\n".join(stale)
+
+
+#: The README's numbers that are not results: definitions, inputs, limits and names (each with why it cannot go
+#: stale). Every other number of the README must sit in a FIGURES text or a block, so a test recomputes it.
+README_CONSTANTS = (
+    "under 250 lines",                          # the README's own rule (test_readme_is_under_250_lines)
+    "Python 3.11+",                             # pyproject's requires-python
+    "17.9.4", "17.9.1", "17.9.6",               # the book's case numbers (names)
+    "3T tokens, 60 days, $2M",                  # the 17.9.4 request's inputs (catalog/requests/17.9.4-70b-h800.yaml)
+    "exit 0 / 1", "exit 1", "status 2",         # exit statuses (workbook/cli.py)
+    "0^0",                                      # a formula Excel refuses (docs/excel-compatibility.md)
+    "PDF page 1",                               # the screenshot's page
+    "1M",                                       # "$/1M output tokens" (a unit)
+)
+
+
+def _strip_computed(text: str, mod) -> str:
+    """The README without its FIGURES texts, blocks, links, file names, code spans and listed constants."""
+    for key, (doc, fn) in mod.FIGURES.items():
+        if doc == "README.md":
+            text = text.replace(fn(), " ")
+    for key, (doc, _) in mod.BLOCKS.items():
+        if doc == "README.md":
+            text = text.replace(mod.render_block(key), " ")
+    text = re.sub(r"<!-- (figure|block) [^>]*-->", " ", text)
+    text = re.sub(r"\*\*\d\. ", " ", text)                      # the tour's step numbers
+    text = re.sub(r"<!-- bench [^>]*-->.*?<!-- bench:end -->", " ", text, flags=re.S)  # timings, dated
+    text = re.sub(r"\]\([^)]*\)", "]", text)                  # link targets
+    text = re.sub(r"`[^`\n]*`", " ", text)                    # code spans: commands, file names, field names
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)        # code blocks: commands
+    for c in README_CONSTANTS:
+        text = text.replace(c, " ")
+    return text
+
+
+def test_every_readme_number_is_computed_or_a_constant() -> None:
+    """A number in the README is a FIGURES text, a block, a dated benchmark or a listed constant; any other is a
+    figure typed by hand, which goes stale (issue 25: the README quoted a Mixtral plan two changes old)."""
+    mod = _figures_module()
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    rest = _strip_computed(text, mod)
+    loose = [m.group(0) for m in re.finditer(r"(?<![\w-])\$?\d[\d,.]*\s?(%|x|[KMBT]\b)?", rest)]
+    assert not loose, (f"README numbers no test recomputes: {loose}; quote them through scripts/doc_figures.py "
+                       "(FIGURES or BLOCKS) or, for a definition, list them in README_CONSTANTS")
