@@ -153,6 +153,21 @@ def gpus_needed_17_9_4() -> str:
     return f"the MFU given says {v['plan_gpus_needed']:,.0f} GPUs, the step model {v['st_gpus_needed']:,.0f}"
 
 
+def book_examples() -> str:
+    """How many of the book's worked-example records the examples tests run, and how many deviate
+    (docs/engineering.md)."""
+    import importlib
+    import json
+
+    records = sum(len(json.loads(f.read_text(encoding="utf-8")))
+                  for f in sorted((ROOT / "tests" / "data" / "examples").glob("*.json")))
+    devs = {}
+    for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
+        devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+    return (f"all {records} records of `../shared/spec/examples`; deviations: "
+            f"{sum(len(v) for v in devs.values())} keys in {len(devs)} records")
+
+
 def bad_corpus() -> str:
     """The size of the bad-input corpus (docs/engineering.md)."""
     return f"The corpus of {len(list((ROOT / 'tests' / 'data' / 'bad').glob('*.yaml')))} bad files"
@@ -380,6 +395,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "book-cases-step": ("docs/engineering.md", book_cases_step),
     "gpus-needed-17.9.4": ("docs/engineering.md", gpus_needed_17_9_4),
     "bad-corpus": ("docs/engineering.md", bad_corpus),
+    "book-examples": ("docs/engineering.md", book_examples),
 }
 
 #: key -> (the doc holding the block, the function that writes its text)

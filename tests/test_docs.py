@@ -128,3 +128,51 @@ def test_every_readme_number_is_computed_or_a_constant() -> None:
     loose = [m.group(0) for m in re.finditer(r"(?<![\w-])\$?\d[\d,.]*\s?(%|x|[KMBT]\b)?", rest)]
     assert not loose, (f"README numbers no test recomputes: {loose}; quote them through scripts/doc_figures.py "
                        "(FIGURES or BLOCKS) or, for a definition, list them in README_CONSTANTS")
+
+
+#: a count the code, the catalogue or a run produces ("158 points", "56 files", "27,486 cells"): stale-prone
+COUNT = re.compile(r"(?<![\w.,-])\d[\d,]*\s+(?:validation\s+)?(points|files|publications|tests|records|layouts|"
+                   r"scenarios|cells|formulas|factors|passed|failed)\b")
+
+#: pages whose every figure is a dated benchmark (they say so at the top: ``<!-- bench page -->``)
+BENCH_PAGE = "<!-- bench page -->"
+
+#: doc -> counts a doc may quote by hand, each with why: limits and definitions, dated history, and (marked
+#: "not yet generated") hand-made result tables of the model docs that still have to move to a script
+COUNTS_BY_HAND: dict[str, dict[str, str]] = {
+    "safety.md": {"1,000,000 cells": "a limit of workbook/safe_xlsx.py",
+                  "20,000,000 cells": "a limit of workbook/safe_xlsx.py"},
+    "serving.md": {"4,000 points": "the quadrature's check grid (a definition)",
+                   "16 points": "not yet generated: the reference table's summary (tests/reference/serving_validation.py)"},
+    "serving-overview.md": {"16 points": "history: the reference table when the prefill call was added",
+                            "77 points": "history: `workbook validate` when the three steps were added"},
+    "step_time.md": {"21 points": "not yet generated: the step model's table of published points",
+                     "5 layouts": "the five Korthikanti layouts (a fact of the paper)",
+                     "5 factors": "the factors per GPU of the step model (a definition)"},
+}
+
+
+def _without_generated(text: str, doc: str, mod) -> str:
+    """``text`` without the FIGURES texts of ``doc``, its generated blocks and the scripts' own blocks."""
+    for key, (where, fn) in mod.FIGURES.items():
+        if where == doc:
+            text = text.replace(fn(), " ")
+    text = re.sub(r"<!-- block (\S+):begin.*?<!-- block \1:end -->", " ", text, flags=re.S)
+    text = re.sub(r"<!-- (accuracy|evidence)-table:begin.*?<!-- \1-table:end -->", " ", text, flags=re.S)
+    return text
+
+
+@pytest.mark.parametrize("doc", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name)
+def test_no_count_is_typed_by_hand(doc: Path) -> None:
+    """Counts of points, files, tests, cells ... go stale (docs/validation.md said "77 points" when there were 158):
+    each is a FIGURES text, in a generated block, on a benchmark page, or listed in COUNTS_BY_HAND with why."""
+    text = doc.read_text(encoding="utf-8")
+    if BENCH_PAGE in text or doc.name == "quantities.md":  # benchmarks; the generated quantity reference
+        return
+    name = "README.md" if doc == README else f"docs/{doc.name}"
+    rest = _without_generated(text, name, _figures_module())
+    rest = re.sub(r"\s+", " ", rest)
+    found = [m.group(0) for m in COUNT.finditer(rest)
+             if re.sub(r"\s+", " ", m.group(0)) not in COUNTS_BY_HAND.get(doc.name, {})]
+    assert not found, (f"{doc.name}: counts no test recomputes: {found}; quote them through scripts/doc_figures.py "
+                       "(FIGURES or BLOCKS) or list them in COUNTS_BY_HAND with why")
