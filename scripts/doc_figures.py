@@ -161,9 +161,12 @@ def book_examples() -> str:
 
     records = sum(len(json.loads(f.read_text(encoding="utf-8")))
                   for f in sorted((ROOT / "tests" / "data" / "examples").glob("*.json")))
+    import contextlib
+
     devs = {}
     for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
-        devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+        with contextlib.redirect_stdout(io.StringIO()):  # the modules print their coverage when imported
+            devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
     return (f"all {records} records of `../shared/spec/examples`; deviations: "
             f"{sum(len(v) for v in devs.values())} keys in {len(devs)} records")
 
@@ -347,13 +350,19 @@ def plan_mixtral() -> str:
 
 
 @lru_cache(maxsize=None)
-def _cv():
-    from workbook.calibrate.report import by_kind
+def cross_validated():
+    """`workbook validate --cv` of the shipped files (run once per process; scripts/accuracy_table.py's input)."""
     from workbook.catalog import load_catalog
     from workbook.validation import default_files
     from workbook.validation.cv import cross_validation
 
-    return by_kind(cross_validation(default_files(), load_catalog()), holdout=None)
+    return cross_validation(default_files(), load_catalog())
+
+
+def _cv():
+    from workbook.calibrate.report import by_kind
+
+    return by_kind(cross_validated(), holdout=None)
 
 
 def accuracy() -> str:

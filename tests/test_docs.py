@@ -176,3 +176,19 @@ def test_no_count_is_typed_by_hand(doc: Path) -> None:
              if re.sub(r"\s+", " ", m.group(0)) not in COUNTS_BY_HAND.get(doc.name, {})]
     assert not found, (f"{doc.name}: counts no test recomputes: {found}; quote them through scripts/doc_figures.py "
                        "(FIGURES or BLOCKS) or list them in COUNTS_BY_HAND with why")
+
+
+def test_accuracy_table_is_current() -> None:
+    """docs/validation.md's accuracy block (scripts/accuracy_table.py --write) is today's `validate --cv`, but for
+    the run's date and seconds."""
+    spec = importlib.util.spec_from_file_location("accuracy_table", ROOT / "scripts" / "accuracy_table.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    doc = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    held = doc.split(mod.BEGIN)[1].split(mod.END)[0].strip("\n")
+
+    def norm(t: str) -> str:
+        return re.sub(r"; \d+ s\)", "; N s)", re.sub(r"^Run \d{4}-\d\d-\d\d", "Run DATE", t.strip("\n")))
+
+    assert norm(held) == norm(mod.table(_figures_module().cross_validated())), (
+        "docs/validation.md's accuracy table is stale: PYTHONPATH=. python scripts/accuracy_table.py --write")
