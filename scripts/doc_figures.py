@@ -328,6 +328,19 @@ def plan_17_9_4_line() -> str:
     return "Recommended: " + _plan_line(_plan("17.9.4-70b-h800.yaml")["recommended"])
 
 
+def cover_17_9_4() -> str:
+    """The 17.9.4 plan's Cover title and sentence, in the words of workbook/writer/cover_ask.py (docs/planner.md)."""
+    t = _outcome("17.9.4-70b-h800.yaml")
+    p, r = t.data["training"]["recommended"], t.data["request"]
+    target = r["target_days"]
+    return (f"`Recommendation: {p['gpu'].upper()} x {p['num_gpus']}, rent`; `Not feasible: {p['gpu'].upper()} x "
+            f"{p['num_gpus']}, rent: <what fails>` in red when a hard check fails: the Checks status of the column), "
+            f"one sentence (`Rent {p['num_gpus']} {p['gpu'].upper()} GPUs ({p['nodes']:.0f} nodes) for "
+            f"{target:.1f} days from approval (the run takes {p['train_days']:.1f}): "
+            f"${max(p['train_cost_usd'], p['train_cost_target_usd']) / 1e6:.2f}M of a ${r['budget_usd'] / 1e6:.2f}M "
+            f"budget; finishes {target - p['train_days']:.1f} days before the deadline`)")
+
+
 def compare_17_9_4() -> str:
     """Every GPU priced for reserved with a plan for the 17.9.4 request, cheapest first (docs/engineering.md)."""
     rows = _plan("17.9.4-70b-h800.yaml")["compared"]
@@ -383,6 +396,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
     "plan-17.9.4-line": ("docs/engineering.md", plan_17_9_4_line),
     "compare-17.9.4": ("docs/engineering.md", compare_17_9_4),
+    "cover-17.9.4": ("docs/planner.md", cover_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
