@@ -354,6 +354,17 @@ def priced_17_9_4() -> str:
     return ", ".join(r["gpu"].upper() for r in t["compared"] if (r["plan"] or "rests_on" in r) and r["gpu"] != rec)
 
 
+def compare_losers_17_9_4() -> str:
+    """Which check each priced GPU without a plan for 17.9.4 fails (docs/engineering.md)."""
+    checks = {"target days": "the target days", "budget": "the budget"}
+    by: dict[str, list[str]] = {}
+    for r in _plan("17.9.4-70b-h800.yaml")["compared"]:
+        if r["plan"] is None and "rests_on" in r:
+            what = next((v for k, v in checks.items() if k in r["why"]), r["why"])
+            by.setdefault(what, []).append(r["gpu"].upper())
+    return "; ".join(f"{', '.join(g)} miss{'es' if len(g) == 1 else ''} {what}" for what, g in by.items())
+
+
 def plan_mixtral() -> str:
     """The recommended plan and the alternatives of the shipped Mixtral request (docs/engineering.md)."""
     t = _plan("moe-mixtral-8x7b.yaml")
@@ -397,6 +408,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4-line": ("docs/engineering.md", plan_17_9_4_line),
     "compare-17.9.4": ("docs/engineering.md", compare_17_9_4),
     "cover-17.9.4": ("docs/planner.md", cover_17_9_4),
+    "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
