@@ -171,6 +171,50 @@ def book_examples() -> str:
             f"{sum(len(v) for v in devs.values())} keys in {len(devs)} records")
 
 
+def step_time_table() -> str:
+    """The step model against its published points, as `python -m tests.reference.test_step_time` prints them
+    (docs/step_time.md): the headline table and Narayanan Table 2's supplementary rows."""
+    from tests.reference import test_step_time as t
+
+    def rows(points, title: str) -> list[str]:
+        rs = t.evaluate(points)
+        errs = [abs(r[4]) for r in rs]
+        out = [f"**{title}**", "", "| point | quantity | published | ours | error |", "|---|---|---:|---:|---:|"]
+        out += [f"| {name} | {key} | {pub:,.2f} | {ours:,.2f} | {100 * err:+.1f}% |" for name, key, pub, ours, err in rs]
+        out.append(f"| **{len(rs)} points** | | | **mean {100 * sum(errs) / len(errs):.2f}%** | "
+                   f"**max {100 * max(errs):.1f}%** |")
+        return out + [""]
+
+    return "\n".join(rows(t.HEADLINE, "Headline points") + rows(t.narayanan_t2(), "Supplementary: Narayanan "
+                      "Table 2, PTD-P rows (the schedule is not stated, 1F1B assumed)")).rstrip() + "\n"
+
+
+def step_time_means() -> str:
+    """The step model's mean |error| on Korthikanti's 8 cases and on all headline points (docs/step_time.md)."""
+    from tests.reference import test_step_time as t
+
+    def mean(points) -> str:
+        rs = t.evaluate(list(points))
+        return f"{100 * sum(abs(r[4]) for r in rs) / len(rs):.2f}% on {len(rs)} points"
+
+    return f"this model gets {mean(t.korthikanti_t5())} of Korthikanti and {mean(t.HEADLINE)} in all"
+
+
+def llama3_interleaving() -> str:
+    """The Llama 3 points at the interleaving depths the paper does not rule out (docs/step_time.md)."""
+    from tests.reference import test_step_time as t
+
+    base = [p for p in t.HEADLINE if not p[0].startswith("Llama3")]
+    out = []
+    for v in (2, 8):
+        rows = t.evaluate(list(t.llama3_t4(v)))
+        worst = max(rows, key=lambda r: abs(r[4]))
+        every = t.evaluate(base) + rows
+        out.append(f"with v = {v} the worst Llama 3 point ({worst[0]}) is {100 * worst[4]:+.1f}% and the mean over "
+                   f"{len(every)} points {100 * sum(abs(r[4]) for r in every) / len(every):.2f}%")
+    return "; ".join(out)
+
+
 def bad_corpus() -> str:
     """The size of the bad-input corpus (docs/engineering.md)."""
     return f"The corpus of {len(list((ROOT / 'tests' / 'data' / 'bad').glob('*.yaml')))} bad files"
@@ -430,6 +474,8 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "book-cases-step": ("docs/engineering.md", book_cases_step),
     "gpus-needed-17.9.4": ("docs/engineering.md", gpus_needed_17_9_4),
     "bad-corpus": ("docs/engineering.md", bad_corpus),
+    "step-time-means": ("docs/step_time.md", step_time_means),
+    "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "book-examples": ("docs/engineering.md", book_examples),
 }
 
@@ -437,6 +483,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "validate-summary": ("docs/validation.md", validate_summary),
     "table-serving-points": ("docs/validation.md", serving_points_table),
+    "table-step-time": ("docs/step_time.md", step_time_table),
     "plan-17.9.4-output": ("docs/engineering.md", lambda: plan_output("17.9.4-70b-h800.yaml")),
     "plan-serve-70b-chat-output": ("docs/engineering.md", lambda: plan_output("serve-70b-chat.yaml")),
     "table-17.9.6": ("docs/engineering.md", table_1796),
@@ -460,7 +507,7 @@ def block_in(text: str, key: str) -> str | None:
 def render_block(key: str) -> str:
     """Block ``key``'s text as the doc should hold it (fenced: a command's output is shown as text)."""
     body = BLOCKS[key][1]().rstrip("\n")
-    return body + "\n" if body.startswith("|") else f"```text\n{body}\n```\n"
+    return body + "\n" if body.startswith(("|", "**")) else f"```text\n{body}\n```\n"
 
 
 def write_blocks() -> list[str]:

@@ -146,8 +146,7 @@ COUNTS_BY_HAND: dict[str, dict[str, str]] = {
                    "16 points": "not yet generated: the reference table's summary (tests/reference/serving_validation.py)"},
     "serving-overview.md": {"16 points": "history: the reference table when the prefill call was added",
                             "77 points": "history: `workbook validate` when the three steps were added"},
-    "step_time.md": {"21 points": "not yet generated: the step model's table of published points",
-                     "5 layouts": "the five Korthikanti layouts (a fact of the paper)",
+    "step_time.md": {"5 layouts": "the five Korthikanti layouts (a fact of the paper)",
                      "5 factors": "the factors per GPU of the step model (a definition)"},
 }
 
