@@ -215,6 +215,16 @@ def llama3_interleaving() -> str:
     return "; ".join(out)
 
 
+def serving_reference_summary() -> str:
+    """How many points of the serving reference table (tests/reference/serving_validation.py) meet their targets
+    (docs/serving.md)."""
+    from tests.reference import serving_validation as sv
+
+    pts = sv.points()
+    ok = sum(p["matched"] for p in pts)
+    return f"{ok} of {len(pts)} points of the reference table are inside their targets ({len(pts) - ok} are not)"
+
+
 def bad_corpus() -> str:
     """The size of the bad-input corpus (docs/engineering.md)."""
     return f"The corpus of {len(list((ROOT / 'tests' / 'data' / 'bad').glob('*.yaml')))} bad files"
@@ -475,6 +485,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "gpus-needed-17.9.4": ("docs/engineering.md", gpus_needed_17_9_4),
     "bad-corpus": ("docs/engineering.md", bad_corpus),
     "step-time-means": ("docs/step_time.md", step_time_means),
+    "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "book-examples": ("docs/engineering.md", book_examples),
 }
