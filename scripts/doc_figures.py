@@ -350,6 +350,20 @@ def llama3_8b_sentence() -> str:
             f"{pair('step-batch1-8b', 'step-batch6-8b')}; {verdict}")
 
 
+def mfu_table() -> str:
+    """catalog/mfu.yaml as a table: each row's setting, GPU range, MFU range and the runs behind it
+    (docs/validation.md)."""
+    from workbook.catalog.mfu import load_mfu
+
+    lines = ["| row | setting | GPUs | MFU | runs: model, GPUs, basis (implied MFU) |", "|---|---|---|---|---|"]
+    for row in load_mfu():
+        runs = "; ".join(f"{r.model}, {r.gpus:,} {r.gpu}, {r.basis.replace('_', ' ')} ({r.implied_mfu:.3f})"
+                         for r in row.runs)
+        lines.append(f"| {row.id} | {row.setting.replace('_', ' ')} | {row.gpus_min:,}-{row.gpus_max:,} | "
+                     f"{row.mfu_low:.3f}-{row.mfu_high:.3f} | {runs} |")
+    return "\n".join(lines)
+
+
 def param_count_points() -> str:
     """How many parameter counts the validation files check (docs/validation.md)."""
     return f"{sum(r.key.startswith('params_') for r in _validation())} parameter counts (2 %)"
@@ -495,6 +509,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "validate-summary": ("docs/validation.md", validate_summary),
     "table-serving-points": ("docs/validation.md", serving_points_table),
     "table-step-time": ("docs/step_time.md", step_time_table),
+    "table-mfu": ("docs/validation.md", mfu_table),
     "plan-17.9.4-output": ("docs/engineering.md", lambda: plan_output("17.9.4-70b-h800.yaml")),
     "plan-serve-70b-chat-output": ("docs/engineering.md", lambda: plan_output("serve-70b-chat.yaml")),
     "table-17.9.6": ("docs/engineering.md", table_1796),
