@@ -225,6 +225,21 @@ def serving_reference_summary() -> str:
     return f"{ok} of {len(pts)} points of the reference table are inside their targets ({len(pts) - ok} are not)"
 
 
+def activations_table() -> str:
+    """Korthikanti Figure 1 against the tensor memory model (docs/activations.md; tests/reference/test_activations.py)."""
+    from tests.reference import test_activations as t
+
+    modes = {"none": "no recompute", "seqsel": "SP + selective"}
+    lines = ["| model | layout | mode | published GiB | ours, layers | error | ours, + embedding/output | error |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, mode, pub, layers, total in t.validation_rows():
+        _, tp, pp, v, b = t.KORTHIKANTI[name]
+        layout = f"TP{tp} PP{pp}, " + (f"v={v}, " if v > 1 else "") + f"b={b}"
+        lines.append(f"| {name} | {layout} | {modes[mode]} | {pub:.2f} | {layers:.2f} | {100 * (layers / pub - 1):+.2f}% | "
+                     f"{total:.2f} | {100 * (total / pub - 1):+.1f}% |")
+    return "\n".join(lines)
+
+
 def bad_corpus() -> str:
     """The size of the bad-input corpus (docs/engineering.md)."""
     return f"The corpus of {len(list((ROOT / 'tests' / 'data' / 'bad').glob('*.yaml')))} bad files"
@@ -510,6 +525,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-serving-points": ("docs/validation.md", serving_points_table),
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
+    "table-activations": ("docs/activations.md", activations_table),
     "plan-17.9.4-output": ("docs/engineering.md", lambda: plan_output("17.9.4-70b-h800.yaml")),
     "plan-serve-70b-chat-output": ("docs/engineering.md", lambda: plan_output("serve-70b-chat.yaml")),
     "table-17.9.6": ("docs/engineering.md", table_1796),
