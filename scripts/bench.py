@@ -9,7 +9,11 @@ run in this process, so only the first formulas run pays for importing formulas'
 modules (scipy, about 1 s); for the default workbook the command a user types,
 ``python -m workbook verify FILE --engine ...``, is also timed in a fresh process.
 
-Usage: python scripts/bench.py [--skip-formulas-large]
+Usage: python scripts/bench.py [--skip-formulas-large] [--write-readme]
+
+``--write-readme`` also rewrites the README's dated sentence on the three engines' time (between
+``<!-- bench ...`` and ``<!-- bench:end -->``): a timing is quoted with its date and machine, and comes from here,
+not from a test.
 """
 
 from __future__ import annotations
@@ -57,7 +61,26 @@ def machine() -> str:
     return f"{cores} cores (nproc), {model}, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
-def run(label: str, scenarios, catalog, out: Path, engines: list[str], both: bool = True) -> None:
+def readme_sentence(ratio: float, when: datetime.datetime) -> str:
+    """The README's dated benchmark block, as --write-readme writes it."""
+    return (f"<!-- bench (scripts/bench.py --write-readme) -->three engines take {ratio:.2f}x the time of two "
+            f"(`make bench`, {when:%Y-%m-%d}, {', '.join(machine().replace(' (nproc)', '').split(', ')[:2])}, "
+            f"[docs/performance.md](docs/performance.md))<!-- bench:end -->")
+
+
+def write_readme(ratio: float, when: datetime.datetime) -> None:
+    """Replace the README's benchmark block with today's figure."""
+    import re
+
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    new, n = re.subn(r"<!-- bench .*?<!-- bench:end -->", lambda _: readme_sentence(ratio, when), text, flags=re.S)
+    if n != 1:
+        raise SystemExit("README.md: no <!-- bench ... --> ... <!-- bench:end --> block")
+    readme.write_text(new, encoding="utf-8")
+
+
+def run(label: str, scenarios, catalog, out: Path, engines: list[str], both: bool = True) -> float | None:
     t0 = time.perf_counter()
     book = build(out, scenarios, catalog, [("Benchmark", label)])
     t_build = time.perf_counter() - t0
@@ -81,6 +104,8 @@ def run(label: str, scenarios, catalog, out: Path, engines: list[str], both: boo
     if tuple(two) in walls and tuple(engines) in walls and len(engines) > 2:
         ratio = walls[tuple(engines)] / walls[tuple(two)]
         print(f"  verify, all three engines against the two of before: {ratio:.2f}x (target at most 1.5x)")
+        return ratio
+    return None
 
 
 def cold_cli(path: Path, engines: list[str]) -> None:
@@ -97,19 +122,23 @@ def cold_cli(path: Path, engines: list[str]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-formulas-large", action="store_true", help="skip the slow formulas engine on the big book")
+    ap.add_argument("--write-readme", action="store_true", help="rewrite the README's dated benchmark sentence")
     args = ap.parse_args()
     engines = available_engines()
-    print(f"{datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}  {machine()}")
+    now = datetime.datetime.now().astimezone()
+    print(f"{now:%Y-%m-%d %H:%M %Z}  {machine()}")
     print(f"engines: {', '.join(f'{e} ({engine_version(e)})' for e in engines)}")
     catalog = load_catalog()
     shipped = load_scenarios(sorted((ROOT / "catalog" / "scenarios").glob("*.yaml")))
     with tempfile.TemporaryDirectory() as d:
-        run("default", shipped, catalog, Path(d) / "default.xlsx", engines)
+        ratio = run("default", shipped, catalog, Path(d) / "default.xlsx", engines)
         cold_cli(Path(d) / "default.xlsx", engines)
         big = tenfold(catalog)
         scenarios = random_scenarios(catalog, len(shipped) * 10, seed=7)
         large_engines = [e for e in engines if not (args.skip_formulas_large and e == "formulas")]
         run("tenfold", scenarios, big, Path(d) / "tenfold.xlsx", large_engines, both=large_engines == engines)
+    if args.write_readme and ratio is not None:
+        write_readme(ratio, now)
     return 0
 
 

@@ -12,4 +12,4 @@ $PY scripts/refresh_verdicts.py --write catalog/validation/*.yaml
 $PY scripts/evidence_table.py --write docs/evidence.md
 $PY scripts/accuracy_table.py --write
 $PY scripts/quantities_doc.py > docs/quantities.md
-$PY scripts/doc_figures.py
+$PY scripts/doc_figures.py --write

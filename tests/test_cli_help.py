@@ -24,7 +24,7 @@ SUBS = _subcommands(build_parser())
 
 def test_the_commands_are_there() -> None:
     names = {" ".join(n) for n, _ in SUBS}
-    assert {"calc", "build", "verify", "validate", "plan", "export", "audit", "import",
+    assert {"calc", "build", "verify", "lint", "validate", "calibrate", "plan", "export", "audit", "import",
             "catalog add-model", "catalog add-gpu"} <= names
 
 

@@ -103,3 +103,18 @@ def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(plan
     glossary = "".join(p for p, s in zip(pages, sheets) if s == "Glossary")
     for term in ("TP", "PP", "DP", "CP", "EP", "ZeRO", "MFU", "TTFT", "TPOT"):
         assert f"\n{term} " in glossary or glossary.startswith(term) or f" {term} " in glossary, term
+
+
+def test_the_cover_counts_the_estimated_or_assumed_values_the_plan_rests_on(planned):
+    """Issue 25: a plan never silently rests on a guess. The Cover counts the catalogue values of the recommended
+    plan that are estimates or assumptions and names their records (the Assumptions sheet lists each)."""
+    from workbook.catalog import load_catalog
+    from workbook.catalog.provenance import provenance_flags
+
+    xlsx, data = planned
+    flags = provenance_flags(load_catalog(), data["training"]["recommended"]["gpu"], "llama-3-70b", "reserved")
+    assert flags, "the 17.9.4 plan rests on estimated values (the comparison says so); this test needs one"
+    cover = openpyxl.load_workbook(xlsx)["Cover"]
+    text = " ".join(str(c.value) for row in cover.iter_rows() for c in row if c.value is not None)
+    assert f"{len(flags)} catalogue value(s) estimated or assumed, listed on Assumptions" in text
+    assert flags[0].record in text
