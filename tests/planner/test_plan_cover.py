@@ -84,19 +84,20 @@ def test_cover_first_rows_and_pdf_first_page_are_the_ask(planned, tmp_path):
 
 
 def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(planned):
-    """Cover (1 page), Recommendation (1 page), Assumptions, Sensitivity, Cost Breakdown, TCO, Checks, Rejected,
-    Glossary; the training plan's Sensitivity pages print no serving rows; the glossary explains the terms."""
-    from workbook.writer.planbook import PDF_SHEETS
+    """Cover (1 page), Recommendation (1 page), Assumptions, Sensitivity, Cash Flow (when the workbook has it), Cost
+    Breakdown, TCO, Checks, Rejected, Glossary; the training plan's Sensitivity pages print no serving rows; the
+    glossary explains the terms."""
+    from tests.export.helpers import sheet_of_each_page
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
 
-    _, data = planned
+    xlsx, data = planned
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True,
                           check=True).stdout
     pages = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
-    sheets = []
-    for page in pages:
-        foot = [ln for ln in page.splitlines() if "Page " in ln and " of " in ln][-1]
-        sheets.append(next(s for s in PDF_SHEETS if f" {s} " in foot))
-    assert list(dict.fromkeys(sheets)) == list(PDF_SHEETS)
+    order = pdf_sheets(sheet_names(xlsx))
+    sheets = sheet_of_each_page(data["pdf"], order)
+    assert list(dict.fromkeys(sheets)) == order
     assert sheets.count("Cover") == 1 and sheets.count("Recommendation") == 1
     sens = "".join(p for p, s in zip(pages, sheets) if s == "Sensitivity")
     assert "serving" not in sens.lower() and "Tornado: training days" in sens

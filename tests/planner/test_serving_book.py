@@ -243,3 +243,25 @@ def test_a_blank_input_reads_input_error_on_the_plan_sheets_never_an_error_value
     assert {k: values[("Recommendation", k)] for k in computed
             if values[("Recommendation", k)] != INPUT_ERROR_TEXT and k != "A1"} == {}
     assert values[("Recommendation", "A1")].startswith("Not feasible: H800 x ")
+
+
+def test_pdf_order_with_a_one_page_cover_and_recommendation_and_no_training_rows(planned):
+    """The serving plan's PDF: Cover (1 page), Recommendation (1 page: the serving plan, its owned alternative and
+    the serving plans compared beside it), then the other sheets in order; the first two pages print no training
+    rows."""
+    from tests.export.helpers import sheet_of_each_page
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
+
+    xlsx, data = planned
+    order = pdf_sheets(sheet_names(xlsx))
+    sheets = sheet_of_each_page(Path(data["pdf"]), order)
+    assert list(dict.fromkeys(sheets)) == order and order[:4] == ["Cover", "Recommendation", "Assumptions",
+                                                                   "Sensitivity"]
+    assert sheets.count("Cover") == 1 and sheets.count("Recommendation") == 1
+    first = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "2", data["pdf"], "-"], capture_output=True,
+                           text=True, check=True).stdout
+    for want in ("The serving plan (co-located)", "The serving fleet bought", "Why this option: the alternatives",
+                 "Cost per month (USD)", "$40,880"):
+        assert want in first, want
+    assert "training" not in first.lower()

@@ -12,9 +12,10 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 def write_pdf(xlsx: Path) -> Path:
     from workbook.export.pdf import export_pdf
-    from workbook.writer.planbook import PDF_SHEETS
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
 
-    return export_pdf(xlsx, xlsx.with_suffix(".pdf"), list(PDF_SHEETS))
+    return export_pdf(xlsx, xlsx.with_suffix(".pdf"), pdf_sheets(sheet_names(xlsx)))
 
 
 def markdown(data: dict, status: str, date: str | None) -> str:

@@ -21,8 +21,16 @@ PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED, GLOSSARY)
 #: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
 #: what moves it, the money by year, the owned alternative, the checks, what was rejected, the words
 CHANGES = "Changes"
-PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", BREAKDOWN, "TCO", "Checks", REJECTED, GLOSSARY)
+CASH_FLOW = "Cash Flow"
+PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", CASH_FLOW, BREAKDOWN, "TCO", "Checks", REJECTED,
+              GLOSSARY)
 HEAD = 3  # 0-based header row of each plan sheet
+
+
+def pdf_sheets(present) -> list[str]:
+    """The PDF's sheets of a workbook whose sheets are *present*, in PDF_SHEETS order (a workbook without a Cash
+    Flow sheet prints the others)."""
+    return [s for s in PDF_SHEETS if s in set(present)]
 
 
 @dataclass
@@ -538,7 +546,7 @@ def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: Pl
         write_changes(w, plan)
     purpose_print_area(w, plan)
 
-    for sheet in PDF_SHEETS:
+    for sheet in pdf_sheets(w.ws):
         w.ws[sheet].set_footer(footer(plan), {"margin": HEADER_FOOTER_MARGIN_IN})
 
 
