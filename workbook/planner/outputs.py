@@ -29,11 +29,16 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     rec = t.get("recommended")
     compared = [p for p in [rec, *(t.get("alternatives") or {}).values(), t.get("runner_up")] if p]
     infeasible = t.get("infeasible") or t.get("status", "")
+    from workbook.planner.advice import change_text
+
+    fix = ({"cheapest": change_text(infeasible.get("smallest_change")),
+            "each": [change_text(c) for c in infeasible.get("changes") or []]}
+           if isinstance(infeasible, dict) else None)
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, plan_version=int(data.get("version") or 1),
         changes=data.get("changes") or [], compared=compared, rejected=t.get("rejected", []),
         gpus=t.get("compared") or [],
-        infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
+        infeasible=infeasible, fix=fix, status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
         tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}
               for t in (data.get("tco"), data.get("serving_tco")) if t])
