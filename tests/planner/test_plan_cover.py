@@ -104,3 +104,26 @@ def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(plan
     glossary = "".join(p for p, s in zip(pages, sheets) if s == "Glossary")
     for term in ("TP", "PP", "DP", "CP", "EP", "ZeRO", "MFU", "TTFT", "TPOT"):
         assert f"\n{term} " in glossary or glossary.startswith(term) or f" {term} " in glossary, term
+
+
+def test_cover_charts_the_rent_against_the_budget_on_its_one_page(planned):
+    """The Cover's chart: the rent as columns and the budget as a line, on a value axis from zero, inside the
+    printed page (the PDF's first page prints its title and the Cover stays one page)."""
+    import re
+    import zipfile
+
+    from tests.export.helpers import charts_past_print_area
+    from workbook.writer.cover_chart import TITLE
+
+    xlsx, data = planned
+    with zipfile.ZipFile(xlsx) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    mine = [c for c in charts if TITLE in c and "<c:lineChart>" in c]
+    assert len(mine) == 1
+    chart = mine[0]
+    assert "<c:barChart>" in chart and '<c:barDir val="col"/>' in chart and "Cover!$B$" in chart
+    assert re.search(r'<c:valAx>.*?<c:min val="0"/>', chart, re.S)  # the cost axis starts at zero
+    assert not [c for c in charts_past_print_area(xlsx) if c[0] == "Cover"]
+    page1 = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "1", data["pdf"], "-"], capture_output=True,
+                           text=True, check=True).stdout
+    assert TITLE in page1 and "Budget" in page1 and "Page 1 of" in page1

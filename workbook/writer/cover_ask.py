@@ -14,6 +14,7 @@ from typing import Any
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import styles
+from workbook.writer.cover_chart import TABLE_ROWS, write_cost_chart
 from workbook.writer.cover_fix import LABEL as FIX_LABEL
 from workbook.writer.cover_fix import PART_ROWS, fix_text, write_parts
 from workbook.writer.layout import HEADER_ROW, value_col
@@ -37,13 +38,14 @@ LIGHTS = ("GREEN: feasible, every check passes with margin",
 READABLE_SUFFIX = ", rent"
 NO_DECISION = ("Decision asked for: none yet: the plan fails a hard check (the title says which); the cheapest change "
                "that fixes it is below")
-FIRST_PAGE_ROWS = 30  # the printed Cover ends here (one page)
+FIRST_PAGE_ROWS = 46  # the printed Cover ends here (one page: the ask, the risks, the chart)
 #: below the printed page: the price bases and their terms, the traffic light texts, the parts of the cheapest fix,
 #: then (cover.py) the rest
 TERMS_ROW = FIRST_PAGE_ROWS + 2
 LIGHTS_ROW = TERMS_ROW + len(TERMS) + 2
 FIX_ROW = LIGHTS_ROW + len(LIGHTS) + 2
-ABOUT_ROW = FIX_ROW + PART_ROWS + 2
+CHART_ROW = FIX_ROW + PART_ROWS + 2
+ABOUT_ROW = CHART_ROW + TABLE_ROWS + 3
 
 
 @dataclass
@@ -230,7 +232,8 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan) -> int:
 
     text = f"version {plan.version} of request {plan.request_id}, {date} (workbook {__version__})"
     text_line(w, row, 1, text)
-    return _flags_line(w, plan, row + 1)
+    row = _flags_line(w, plan, row + 1)
+    return write_cost_chart(w, row + 1, CHART_ROW, ask.cell, r)
 
 
 def _flags_line(w: Writer, plan, row: int) -> int:
