@@ -11,9 +11,8 @@ import shutil
 
 import openpyxl
 import pytest
-import yaml
 
-from tests.planner.helpers import BASE, plan_with_cli
+from tests.planner.helpers import plan_base_with_cli
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
@@ -24,10 +23,7 @@ pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (sof
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("fix")
-    req = folder / "low-budget.yaml"
-    req.write_text(yaml.safe_dump({**BASE, "request_id": "low-budget", "budget_usd": 100}))
-    return plan_with_cli(str(req), folder / "out", "low-budget")
+    return plan_base_with_cli(tmp_path_factory.mktemp("low-budget"), "low-budget", budget_usd=100)
 
 
 def _fix_row(ws) -> int:

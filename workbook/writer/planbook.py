@@ -17,13 +17,15 @@ from workbook.writer.xlsx import Writer
 
 RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED = "Recommendation", "Assumptions", "Cost Breakdown", "Rejected"
 GLOSSARY = "Glossary"
-PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED, GLOSSARY)
-#: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
-#: what moves it, the money by year, the owned alternative, the checks, what was rejected, the words
+SCENARIOS = "Scenarios"
+PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, SCENARIOS, BREAKDOWN, REJECTED, GLOSSARY)
 CHANGES = "Changes"
 CASH_FLOW = "Cash Flow"
-PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", CASH_FLOW, BREAKDOWN, "TCO", "Checks", REJECTED,
-              GLOSSARY)
+#: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
+#: what moves it (Base / Low / High beside the alternatives), the money by period, the cost lines, the owned
+#: alternative, the checks, what was rejected, the words
+PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", SCENARIOS, CASH_FLOW, BREAKDOWN, "TCO", "Checks",
+              REJECTED, GLOSSARY)
 HEAD = 3  # 0-based header row of each plan sheet
 
 
@@ -536,6 +538,9 @@ def write_changes(w: Writer, plan: PlanBook) -> None:
 def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: PlanBook, catalog, planned) -> None:
     write_recommendation(w, names, results, plan)
     write_assumptions(w, results, plan, catalog, planned[0].gpu, planned[0].model)
+    from workbook.writer.planbook_scenarios import write_scenarios
+
+    write_scenarios(w, names, results, plan)
     write_breakdown(w, results, plan)
     write_rejected(w, plan)
     from workbook.writer.planbook_glossary import write_glossary
