@@ -1,5 +1,5 @@
-"""The plan's PDF (Cover, Recommendation, Assumptions, Cost breakdown, Sensitivity through LibreOffice
-headless: workbook.export.pdf) and its Markdown summary (templates/plan.md.j2, Jinja2), beside the workbook."""
+"""The plan's PDF (the sheets of workbook.writer.planbook.PDF_SHEETS the workbook has, in that order, through
+LibreOffice headless: workbook.export.pdf) and its Markdown summary (templates/plan.md.j2, Jinja2), beside the workbook."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     import jinja2
 
     from workbook.planner.tco_report import YEAR_COLUMNS, markdown_rows, markdown_years
+    from workbook.writer.planbook import PDF_SHEETS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
@@ -38,7 +39,7 @@ def markdown(data: dict, status: str, date: str | None) -> str:
         r={**data["request"], "date": date}, rec=rec, plan_version=int(data.get("version") or 1),
         changes=data.get("changes") or [], compared=compared, rejected=t.get("rejected", []),
         gpus=t.get("compared") or [],
-        infeasible=infeasible, fix=fix, status=status, version=__version__, trains=t.get("status") != "not requested",
+        infeasible=infeasible, fix=fix, pdf_sheets=", ".join(PDF_SHEETS), status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
         tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}
               for t in (data.get("tco"), data.get("serving_tco")) if t])
