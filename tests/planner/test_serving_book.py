@@ -265,3 +265,26 @@ def test_pdf_order_with_a_one_page_cover_and_recommendation_and_no_training_rows
                  "Cost per month (USD)", "$40,880"):
         assert want in first, want
     assert "training" not in first.lower()
+
+
+def test_scenarios_of_a_serving_plan_base_low_high_and_the_other_gpu(planned):
+    """The Scenarios sheet of the serving plan: Base is the recommended fleet, Low / High move its price and the
+    utilisation by the sensitivity step (rent x (1 -/+ s), cost per 1M tokens x price / utilisation), the fleet and
+    its latencies unchanged; the other GPU's plan beside with the same rows (recalculated alike: the verify test)."""
+    import openpyxl
+
+    from workbook.writer.planbook_scenarios import FIRST, HEAD, SHEET
+    from workbook.writer.planbook_scenarios_serving import ROWS
+
+    xlsx, data = planned
+    ws = openpyxl.load_workbook(xlsx, data_only=True)[SHEET]
+    cols = [{k: ws.cell(HEAD + 2 + n, FIRST + 1 + c).value for n, (k, _, _) in enumerate(ROWS)} for c in range(4)]
+    base, low, high, other = cols
+    rec, s = data["serving"]["recommended"], 0.2
+    assert ws.cell(HEAD + 1, FIRST + 1).value == f"Base: H800 x {rec['num_gpus']}, rent"
+    assert base["gpus"] == rec["num_gpus"] and base["month"] == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert low["month"] == pytest.approx(base["month"] * (1 + s), rel=1e-12)
+    assert high["month"] == pytest.approx(base["month"] * (1 - s), rel=1e-12)
+    assert low["per_1m"] == pytest.approx(base["per_1m"] * (1 + s) / (1 - s), rel=1e-12)
+    assert (low["gpus"], low["tpot"], high["ttft"]) == (base["gpus"], base["tpot"], base["ttft"])
+    assert ws.cell(HEAD + 1, FIRST + 4).value.startswith("H20 x ") and other["gpus"] != base["gpus"]

@@ -33,10 +33,10 @@ ROWS = [("gpus", "GPUs rented (billed)", "GPUs"), ("mfu", "MFU achieved (efficie
 LINKS = {"gpus": "train_gpus_billed", "mfu": "train_mfu", "overhead": "training.overhead_factor",
          "price": "gpu_hour_usd", "days": "train_days", "target": "training.target_days", "run": "train_cost_usd",
          "budget": "sens_budget_usd", "headroom": "budget_headroom_usd", "buy": "tco_total_usd"}
-#: (driver row, label, Low rule, High rule) of the named drivers; s = the sensitivity step
-DRIVERS = [("mfu", "MFU achieved (efficiency)", "base x (1 - s)", "base x (1 + s)"),
-           ("overhead", "Wall-clock overhead factor", "base x (1 + s)", "max(1, base x (1 - s))"),
-           ("price", "GPU-hour price", "base x (1 + s)", "base x (1 - s)")]
+#: (label, Low rule, High rule) of the named drivers; s = the sensitivity step
+DRIVERS = [("MFU achieved (efficiency)", "base x (1 - s)", "base x (1 + s)"),
+           ("Wall-clock overhead factor", "base x (1 + s)", "max(1, base x (1 - s))"),
+           ("GPU-hour price", "base x (1 + s)", "base x (1 - s)")]
 FORMATS = {"GPUs": "#,##0", "%": "0.0%", "x": "0.00", "USD/GPU-h": "$#,##0.00", "days": "#,##0.0", "USD": "$#,##0"}
 
 
@@ -104,7 +104,7 @@ def _verdict_formulas(me: dict[str, str], linked: bool) -> dict[str, str]:
 
 
 def write_scenarios(w: Writer, names: list[str], results: list[dict], plan) -> None:
-    """The Scenarios sheet of a training plan (a serving-only plan: a pointer to its Sensitivity sheet)."""
+    """The Scenarios sheet: a training plan's (a serving-only plan's: planbook_scenarios_serving)."""
     from workbook.writer.cover_ask import readable_name, readable_name_formula
     from workbook.writer.planbook import _header, _ref
     from workbook.writer.planbook_serving import trains
@@ -113,9 +113,9 @@ def write_scenarios(w: Writer, names: list[str], results: list[dict], plan) -> N
             "Identical rows in every column. Low and High: the plan's named drivers moved by the sensitivity step "
             "(Sensitivity's closed forms); the alternatives: the other scenario columns, live.")
     if not trains(plan):
-        w.text(SHEET, HEAD, 0, "A serving plan: its drivers and their swings are on the Sensitivity sheet.", "label",
-               "label")
-        w.finish_sheet(SHEET, 1, HEAD)
+        from workbook.writer.planbook_scenarios_serving import write_serving_scenarios
+
+        write_serving_scenarios(w, names, results, plan, SHEET, HEAD, FIRST)
         return
     heads = ("Line item", "Unit", "Base: the plan", "Low case (downside)", "High case (upside)")
     _header(w, SHEET, heads, (54, 10, 22, 20, 20))
@@ -152,19 +152,20 @@ def write_scenarios(w: Writer, names: list[str], results: list[dict], plan) -> N
             v = values[key]
             w.formula(SHEET, rows[key], col, formulas[key], v if isinstance(v, str) else float(v), "link" if linked
                       else "calc", key=f"scn_{key}", num_format=FORMATS.get(unit))
-    last = _drivers(w, rows[ROWS[-1][0]] + 2, s_ref, step)
+    last = write_drivers(w, rows[ROWS[-1][0]] + 2, s_ref, step, DRIVERS)
     w.finish_sheet(SHEET, FIRST + 2 + len(alts), last)
 
 
-def _drivers(w: Writer, row: int, s_ref: str, step: float) -> int:
-    """The named drivers and their Low / High rules, with the step in use; returns the last row written."""
+def write_drivers(w: Writer, row: int, s_ref: str, step: float, drivers: list[tuple[str, str, str]]) -> int:
+    """The named *drivers* (label, Low rule, High rule) with the step in use, from ``row`` down; returns the last
+    row written."""
     w.text(SHEET, row, 0, "The named drivers: Low and High (assumed: -/+ the sensitivity step of the plan)", "block",
            "label")
     row += 1
     w.text(SHEET, row, 0, "Sensitivity step in use (Plan input cost.sensitivity_frac)", "label", "label")
     w.text(SHEET, row, 1, "%", "unit", "unit")
     w.formula(SHEET, row, FIRST, f"={s_ref}", step, "link", key="scn_step", num_format="0.0%")
-    for _, label, low, high in DRIVERS:
+    for label, low, high in drivers:
         row += 1
         w.text(SHEET, row, 0, label, "label", "label")
         w.text(SHEET, row, FIRST + 1, f"Low: {low}", "source", "source")
