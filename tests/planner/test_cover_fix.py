@@ -6,6 +6,7 @@ less budget still fails it)."""
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 
@@ -35,7 +36,7 @@ def test_a_budget_failure_names_the_budget_and_the_price_that_fix_it(planned, tm
     change = data["training"]["infeasible"]["smallest_change"]
     assert change["field"] == "budget_usd" and change["confirmed"]
     md = open(data["markdown"]).read()
-    assert f"**The cheapest change that fixes it:** raise the budget to ${change['to']:,.0f}" in md
+    assert f"**The cheapest change that fixes it:** raise the budget to ${math.ceil(change['to']):,.0f}" in md
     assert "## Not feasible" in md
     cover = openpyxl.load_workbook(xlsx, data_only=True)["Cover"]
     row = _fix_row(cover)
