@@ -66,3 +66,11 @@ def test_a_budget_failure_names_the_budget_and_the_price_that_fix_it(planned, tm
     if Recalc(values[paths["budget"]], lay).get(sheet, "hard_failures_count", 0) == 0:
         assert values[paths["budget"]][("Cover", f"B{row}")] == NONE_NEEDED
         assert values[paths["budget"]][("Cover", "A1")].startswith("Recommendation: ")
+
+
+def test_the_failing_one_column_plan_passes_every_rule_and_verifies(planned):
+    """Every rule, the lint and `workbook verify` with every installed engine: Gnumeric included, whose INDEX of a
+    one-cell range is #REF! (the Cover's master check names a lone scenario's cells themselves)."""
+    from tests.planner.helpers import assert_book_passes_rules_and_verifies
+
+    assert_book_passes_rules_and_verifies(planned[0])
