@@ -201,3 +201,14 @@ def words_overlapping(pdf: Path) -> list[tuple[int, str, str]]:
                 if min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1]):
                     out.append((n, a[4], b[4]))
     return out
+
+
+def sheet_of_each_page(pdf: Path, sheets) -> list[str]:
+    """The sheet each page of *pdf* prints (the one of *sheets* its footer names), page by page."""
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
+    out = []
+    for page in pages:
+        foot = [ln for ln in page.splitlines() if "Page " in ln and " of " in ln][-1]
+        out.append(max((s for s in sheets if f" {s} " in foot), key=len))
+    return out

@@ -147,3 +147,12 @@ def chart_titles(xlsx: Path) -> list[tuple[str, str]]:
     with zipfile.ZipFile(xlsx) as z:
         xml = [z.read(n).decode() for n in sorted(z.namelist()) if n.startswith("xl/charts/chart")]
     return [(" ".join(re.findall(r"<a:t>([^<]*)</a:t>", x.split("</c:title>")[0])), x) for x in xml if "<c:title>" in x]
+
+
+def plan_base_with_cli(folder: Path, request_id: str, **changes) -> tuple[Path, dict]:
+    """BASE with top-level *changes*, written as a request file in *folder* and planned by :func:`plan_with_cli`."""
+    import yaml
+
+    req = folder / f"{request_id}.yaml"
+    req.write_text(yaml.safe_dump({**BASE, "request_id": request_id, **changes}))
+    return plan_with_cli(str(req), folder / "out", request_id)

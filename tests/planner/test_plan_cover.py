@@ -83,20 +83,44 @@ def test_cover_first_rows_and_pdf_first_page_are_the_ask(planned, tmp_path):
         assert want in page1, want
 
 
-def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(planned):
-    """Cover (1 page), Recommendation (1 page), Assumptions, Sensitivity, Cost Breakdown, TCO, Checks, Rejected,
-    Glossary; the training plan's Sensitivity pages print no serving rows; the glossary explains the terms."""
-    from workbook.writer.planbook import PDF_SHEETS
+def test_cover_charts_the_rent_against_the_budget_on_its_one_page(planned):
+    """The Cover's chart: the rent as columns and the budget as a line, on a value axis from zero, inside the
+    printed page (the PDF's first page prints its title and the Cover stays one page)."""
+    import re
+    import zipfile
 
-    _, data = planned
+    from tests.export.helpers import charts_past_print_area
+    from workbook.writer.cover_chart import TITLE
+
+    xlsx, data = planned
+    with zipfile.ZipFile(xlsx) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    mine = [c for c in charts if TITLE in c and "<c:lineChart>" in c]
+    assert len(mine) == 1
+    chart = mine[0]
+    assert "<c:barChart>" in chart and '<c:barDir val="col"/>' in chart and "Cover!$B$" in chart
+    assert re.search(r'<c:valAx>.*?<c:min val="0"/>', chart, re.S)  # the cost axis starts at zero
+    assert not [c for c in charts_past_print_area(xlsx) if c[0] == "Cover"]
+    page1 = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "1", data["pdf"], "-"], capture_output=True,
+                           text=True, check=True).stdout
+    assert TITLE in page1 and "Budget" in page1 and "Page 1 of" in page1
+
+
+def test_pdf_order_one_page_cover_and_recommendation_and_training_rows_only(planned):
+    """Cover (1 page), Recommendation (1 page), Assumptions, Sensitivity, Cash Flow (when the workbook has it), Cost
+    Breakdown, TCO, Checks, Rejected, Glossary; the training plan's Sensitivity pages print no serving rows; the
+    glossary explains the terms."""
+    from tests.export.helpers import sheet_of_each_page
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
+
+    xlsx, data = planned
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True,
                           check=True).stdout
     pages = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
-    sheets = []
-    for page in pages:
-        foot = [ln for ln in page.splitlines() if "Page " in ln and " of " in ln][-1]
-        sheets.append(next(s for s in PDF_SHEETS if f" {s} " in foot))
-    assert list(dict.fromkeys(sheets)) == list(PDF_SHEETS)
+    order = pdf_sheets(sheet_names(xlsx))
+    sheets = sheet_of_each_page(data["pdf"], order)
+    assert list(dict.fromkeys(sheets)) == order
     assert sheets.count("Cover") == 1 and sheets.count("Recommendation") == 1
     sens = "".join(p for p, s in zip(pages, sheets) if s == "Sensitivity")
     assert "serving" not in sens.lower() and "Tornado: training days" in sens

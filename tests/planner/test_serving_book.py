@@ -243,3 +243,48 @@ def test_a_blank_input_reads_input_error_on_the_plan_sheets_never_an_error_value
     assert {k: values[("Recommendation", k)] for k in computed
             if values[("Recommendation", k)] != INPUT_ERROR_TEXT and k != "A1"} == {}
     assert values[("Recommendation", "A1")].startswith("Not feasible: H800 x ")
+
+
+def test_pdf_order_with_a_one_page_cover_and_recommendation_and_no_training_rows(planned):
+    """The serving plan's PDF: Cover (1 page), Recommendation (1 page: the serving plan, its owned alternative and
+    the serving plans compared beside it), then the other sheets in order; the first two pages print no training
+    rows."""
+    from tests.export.helpers import sheet_of_each_page
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
+
+    xlsx, data = planned
+    order = pdf_sheets(sheet_names(xlsx))
+    sheets = sheet_of_each_page(Path(data["pdf"]), order)
+    assert list(dict.fromkeys(sheets)) == order and order[:4] == ["Cover", "Recommendation", "Assumptions",
+                                                                   "Sensitivity"]
+    assert sheets.count("Cover") == 1 and sheets.count("Recommendation") == 1
+    first = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "2", data["pdf"], "-"], capture_output=True,
+                           text=True, check=True).stdout
+    for want in ("The serving plan (co-located)", "The serving fleet bought", "Why this option: the alternatives",
+                 "Cost per month (USD)", "$40,880"):
+        assert want in first, want
+    assert "training" not in first.lower()
+
+
+def test_scenarios_of_a_serving_plan_base_low_high_and_the_other_gpu(planned):
+    """The Scenarios sheet of the serving plan: Base is the recommended fleet, Low / High move its price and the
+    utilisation by the sensitivity step (rent x (1 -/+ s), cost per 1M tokens x price / utilisation), the fleet and
+    its latencies unchanged; the other GPU's plan beside with the same rows (recalculated alike: the verify test)."""
+    import openpyxl
+
+    from workbook.writer.planbook_scenarios import FIRST, HEAD, SHEET
+    from workbook.writer.planbook_scenarios_serving import ROWS
+
+    xlsx, data = planned
+    ws = openpyxl.load_workbook(xlsx, data_only=True)[SHEET]
+    cols = [{k: ws.cell(HEAD + 2 + n, FIRST + 1 + c).value for n, (k, _, _) in enumerate(ROWS)} for c in range(4)]
+    base, low, high, other = cols
+    rec, s = data["serving"]["recommended"], 0.2
+    assert ws.cell(HEAD + 1, FIRST + 1).value == f"Base: H800 x {rec['num_gpus']}, rent"
+    assert base["gpus"] == rec["num_gpus"] and base["month"] == pytest.approx(rec["usd_per_month"], rel=1e-12)
+    assert low["month"] == pytest.approx(base["month"] * (1 + s), rel=1e-12)
+    assert high["month"] == pytest.approx(base["month"] * (1 - s), rel=1e-12)
+    assert low["per_1m"] == pytest.approx(base["per_1m"] * (1 + s) / (1 - s), rel=1e-12)
+    assert (low["gpus"], low["tpot"], high["ttft"]) == (base["gpus"], base["tpot"], base["ttft"])
+    assert ws.cell(HEAD + 1, FIRST + 4).value.startswith("H20 x ") and other["gpus"] != base["gpus"]

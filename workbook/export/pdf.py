@@ -30,6 +30,12 @@ def _unescape(name: bytes) -> str:
             .replace("&quot;", '"').replace("&apos;", "'"))
 
 
+def sheet_names(xlsx: Path) -> list[str]:
+    """The sheet names of *xlsx*, in tab order (xl/workbook.xml)."""
+    with zipfile.ZipFile(xlsx) as z:
+        return [_unescape(_NAME.search(t).group(1)) for t in _SHEET.findall(z.read("xl/workbook.xml"))]
+
+
 def only_sheets(src: Path, dst: Path, sheets: list[str]) -> None:
     """Copy *src* to *dst* with every sheet not in *sheets* hidden and the first of *sheets* active."""
     with zipfile.ZipFile(src) as zin:

@@ -100,3 +100,29 @@ def advise(req: PlanRequest, catalog, res, search) -> dict[str, Any]:
     return {"why": why, "why_text": why_text(why), "changes": changes, "other_gpus": gpu_options,
             "smallest_change": confirmed[0] if confirmed else (
                 {"field": "candidate_gpus", "to": gpu_options[0]["gpu"]} if gpu_options else None)}
+
+
+def change_text(change: dict[str, Any] | None) -> str:
+    """One change of :func:`advise` in words: "raise the budget to $17,280 (+17,180.0 %)"; a budget rounded up to
+    the dollar, a deadline up to a tenth of a day, tokens down to four significant figures (the words still fix it)."""
+    if not change:
+        return "none found: no single change of the budget, the deadline, the tokens or the GPU gives a plan"
+    f, to = change["field"], change.get("to")
+    if f == "candidate_gpus":
+        return f"plan on another GPU: {to}"
+    if f == "tokens":
+        to = _down_4g(to)
+    what = {"budget_usd": f"raise the budget to ${math.ceil(to):,.0f}",
+            "target_days": f"extend the deadline to {math.ceil(to * 10) / 10:,.1f} days",
+            "tokens": f"train on fewer tokens: {to:,.4g}"}.get(f, f"{f}: {to:,.6g}")
+    frac = change.get("change_frac")
+    confirmed = "" if change.get("confirmed", True) else "; not confirmed by searching again"
+    return what + (f" ({frac:+.1%}{confirmed})" if frac is not None else "")
+
+
+def _down_4g(x: float) -> float:
+    """*x* rounded down to four significant figures."""
+    if x <= 0:
+        return x
+    scale = 10 ** (math.floor(math.log10(x)) - 3)
+    return math.floor(x / scale) * scale

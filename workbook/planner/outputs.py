@@ -1,5 +1,5 @@
-"""The plan's PDF (Cover, Recommendation, Assumptions, Cost breakdown, Sensitivity through LibreOffice
-headless: workbook.export.pdf) and its Markdown summary (templates/plan.md.j2, Jinja2), beside the workbook."""
+"""The plan's PDF (the sheets of workbook.writer.planbook.PDF_SHEETS the workbook has, in that order, through
+LibreOffice headless: workbook.export.pdf) and its Markdown summary (templates/plan.md.j2, Jinja2), beside the workbook."""
 
 from __future__ import annotations
 
@@ -12,15 +12,17 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 def write_pdf(xlsx: Path) -> Path:
     from workbook.export.pdf import export_pdf
-    from workbook.writer.planbook import PDF_SHEETS
+    from workbook.export.pdf import sheet_names
+    from workbook.writer.planbook import pdf_sheets
 
-    return export_pdf(xlsx, xlsx.with_suffix(".pdf"), list(PDF_SHEETS))
+    return export_pdf(xlsx, xlsx.with_suffix(".pdf"), pdf_sheets(sheet_names(xlsx)))
 
 
 def markdown(data: dict, status: str, date: str | None) -> str:
     import jinja2
 
     from workbook.planner.tco_report import YEAR_COLUMNS, markdown_rows, markdown_years
+    from workbook.writer.planbook import PDF_SHEETS
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
@@ -28,11 +30,16 @@ def markdown(data: dict, status: str, date: str | None) -> str:
     rec = t.get("recommended")
     compared = [p for p in [rec, *(t.get("alternatives") or {}).values(), t.get("runner_up")] if p]
     infeasible = t.get("infeasible") or t.get("status", "")
+    from workbook.planner.advice import change_text
+
+    fix = ({"cheapest": change_text(infeasible.get("smallest_change")),
+            "each": [change_text(c) for c in infeasible.get("changes") or []]}
+           if isinstance(infeasible, dict) else None)
     return env.get_template("plan.md.j2").render(
         r={**data["request"], "date": date}, rec=rec, plan_version=int(data.get("version") or 1),
         changes=data.get("changes") or [], compared=compared, rejected=t.get("rejected", []),
         gpus=t.get("compared") or [],
-        infeasible=infeasible, status=status, version=__version__, trains=t.get("status") != "not requested",
+        infeasible=infeasible, fix=fix, pdf_sheets=", ".join(PDF_SHEETS), status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
         tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}
               for t in (data.get("tco"), data.get("serving_tco")) if t])

@@ -67,6 +67,10 @@ def write_cover(w: Writer, provenance: list[tuple[str, str]], names: list[str], 
     w.text(SHEET, row, 0, "Master check", "block", "label")
     overall = (f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&INDEX({heads},1,MATCH(1,{flags},0))'
                f'&": "&INDEX({status},1,MATCH(1,{flags},0)))')
+    if n == 1:  # one scenario: its cells themselves (Gnumeric's INDEX of a one-cell range is #REF!)
+        overall = f'=IF(master_check_cell=0,"{PASS_TEXT}","CHECKS FAIL: "&{heads.split(":")[0]}&": "&' \
+                  f'{status.split(":")[0]})'
+
     failed = [r["scenario_failed_flag"] for r in results]
     w.formula(SHEET, row, 1, overall, overall_text(names, statuses, failed), "output", key="master_check_status",
               room=_worst_status(names))

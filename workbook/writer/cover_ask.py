@@ -14,6 +14,9 @@ from typing import Any
 from xlsxwriter.utility import xl_rowcol_to_cell
 
 from workbook.writer import styles
+from workbook.writer.cover_chart import TABLE_ROWS, write_cost_chart
+from workbook.writer.cover_fix import LABEL as FIX_LABEL
+from workbook.writer.cover_fix import PART_ROWS, fix_text, write_parts
 from workbook.writer.layout import HEADER_ROW, value_col
 from workbook.writer.planbook import _ref as ref
 from workbook.writer.planbook import plan_format
@@ -33,12 +36,16 @@ LIGHTS = ("GREEN: feasible, every check passes with margin",
           "AMBER: feasible, but a warning, a risk within the sensitivity step or a price term longer than the run",
           "RED: not feasible (a hard check fails)", "RED: not feasible (a hard check fails)")
 READABLE_SUFFIX = ", rent"
-NO_DECISION = "Decision asked for: none yet: the plan fails a hard check (the title says which); change the request"
-FIRST_PAGE_ROWS = 30  # the printed Cover ends here (one page)
-#: below the printed page: the price bases and their terms, then the traffic light texts, then (cover.py) the rest
+NO_DECISION = ("Decision asked for: none yet: the plan fails a hard check (the title says which); the cheapest change "
+               "that fixes it is below")
+FIRST_PAGE_ROWS = 46  # the printed Cover ends here (one page: the ask, the risks, the chart)
+#: below the printed page: the price bases and their terms, the traffic light texts, the parts of the cheapest fix,
+#: then (cover.py) the rest
 TERMS_ROW = FIRST_PAGE_ROWS + 2
 LIGHTS_ROW = TERMS_ROW + len(TERMS) + 2
-ABOUT_ROW = LIGHTS_ROW + len(LIGHTS) + 3
+FIX_ROW = LIGHTS_ROW + len(LIGHTS) + 2
+CHART_ROW = FIX_ROW + PART_ROWS + 2
+ABOUT_ROW = CHART_ROW + TABLE_ROWS + 3
 
 
 @dataclass
@@ -186,6 +193,12 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan) -> int:
          "USD", "not asked for; see TCO", None),
     ]
     row = _figure_rows(w, ask, row, figures)
+    row += 1
+    w.text(SHEET, row, 0, FIX_LABEL, "label", "label")
+    line(w, row, 1, write_parts(w, FIX_ROW, r, ask.cell), fix_text(r), "cover_fix", "decision")
+    red_fix = w.wb.add_format({"font_color": styles.FAIL_FONT, "font_size": 11})
+    w.ws[SHEET].conditional_format(row, 1, row, 1, {"type": "text", "criteria": "not containing",
+                                                    "value": "none needed", "format": red_fix})
     row = _write_risks(w, ask, row + 2, r, inp)
     # the sentence, the decision and the light, now that the figures have cells
     sentence_v, sentence_f = _sentence(w, ask, r, inp, committed_v, budget_v, plan)
@@ -219,7 +232,8 @@ def write_ask(w: Writer, names: list[str], results: list[dict], plan) -> int:
 
     text = f"version {plan.version} of request {plan.request_id}, {date} (workbook {__version__})"
     text_line(w, row, 1, text)
-    return _flags_line(w, plan, row + 1)
+    row = _flags_line(w, plan, row + 1)
+    return write_cost_chart(w, row + 1, CHART_ROW, ask.cell, r)
 
 
 def _flags_line(w: Writer, plan, row: int) -> int:

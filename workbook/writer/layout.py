@@ -18,6 +18,7 @@ SHEET_ORDER = [
     "Summary",
     "Recommendation",
     "Assumptions",
+    "Scenarios",
     "Cost Breakdown",
     "Rejected",
     "Glossary",
@@ -47,10 +48,10 @@ SHEET_ORDER = [
 #: sheets written only when they have something to say (workbook/writer/changelog.py)
 OPTIONAL_SHEETS = ("Changelog",)
 #: the plan workbook's sheets (workbook/writer/planbook.py): written when the build gets a plan
-OPTIONAL_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected", "Glossary", "Changes")
+OPTIONAL_SHEETS += ("Recommendation", "Assumptions", "Scenarios", "Cost Breakdown", "Rejected", "Glossary", "Changes")
 #: sheets that show results of every other sheet (they may refer to any sheet)
 OUTPUT_SHEETS = ("Cover", "Summary")
-OUTPUT_SHEETS += ("Recommendation", "Assumptions", "Cost Breakdown", "Rejected", "Glossary", "Changes")
+OUTPUT_SHEETS += ("Recommendation", "Assumptions", "Scenarios", "Cost Breakdown", "Rejected", "Glossary", "Changes")
 #: the catalogue and the constants: input and constant cells only
 DATA_SHEETS = ("Hardware", "Efficiency", "Engines", "Models", "Defaults", "Constants")
 #: sheets with the scenario columns (the common column layout), in data-flow order

@@ -17,12 +17,22 @@ from workbook.writer.xlsx import Writer
 
 RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED = "Recommendation", "Assumptions", "Cost Breakdown", "Rejected"
 GLOSSARY = "Glossary"
-PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, BREAKDOWN, REJECTED, GLOSSARY)
-#: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
-#: what moves it, the money by year, the owned alternative, the checks, what was rejected, the words
+SCENARIOS = "Scenarios"
+PLAN_SHEETS = (RECOMMENDATION, ASSUMPTIONS, SCENARIOS, BREAKDOWN, REJECTED, GLOSSARY)
 CHANGES = "Changes"
-PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", BREAKDOWN, "TCO", "Checks", REJECTED, GLOSSARY)
+CASH_FLOW = "Cash Flow"
+#: the PDF's sheets, in order (workbook.export.pdf prints them in this order): the ask, the plan, its assumptions,
+#: what moves it (Base / Low / High beside the alternatives), the money by period, the cost lines, the owned
+#: alternative, the checks, what was rejected, the words
+PDF_SHEETS = ("Cover", RECOMMENDATION, ASSUMPTIONS, "Sensitivity", SCENARIOS, CASH_FLOW, BREAKDOWN, "TCO", "Checks",
+              REJECTED, GLOSSARY)
 HEAD = 3  # 0-based header row of each plan sheet
+
+
+def pdf_sheets(present) -> list[str]:
+    """The PDF's sheets of a workbook whose sheets are *present*, in PDF_SHEETS order (a workbook without a Cash
+    Flow sheet prints the others)."""
+    return [s for s in PDF_SHEETS if s in set(present)]
 
 
 @dataclass
@@ -528,6 +538,9 @@ def write_changes(w: Writer, plan: PlanBook) -> None:
 def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: PlanBook, catalog, planned) -> None:
     write_recommendation(w, names, results, plan)
     write_assumptions(w, results, plan, catalog, planned[0].gpu, planned[0].model)
+    from workbook.writer.planbook_scenarios import write_scenarios
+
+    write_scenarios(w, names, results, plan)
     write_breakdown(w, results, plan)
     write_rejected(w, plan)
     from workbook.writer.planbook_glossary import write_glossary
@@ -538,7 +551,7 @@ def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: Pl
         write_changes(w, plan)
     purpose_print_area(w, plan)
 
-    for sheet in PDF_SHEETS:
+    for sheet in pdf_sheets(w.ws):
         w.ws[sheet].set_footer(footer(plan), {"margin": HEADER_FOOTER_MARGIN_IN})
 
 

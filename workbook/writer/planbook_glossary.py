@@ -15,6 +15,11 @@ TERMS = (
      "GPUs reserved for the whole target window. Negative = over budget.", "Cost sheet"),
     ("Switching value", "The value of one driver at which a check flips (the deadline is missed or the budget is "
      "exceeded), all else equal.", "Sensitivity sheet"),
+    ("Base / Low / High", "The plan as planned (Base), and the same GPUs with the MFU, overhead factor and GPU-hour "
+     "price moved by the sensitivity step against the plan (Low, the downside) or for it (High, the upside).",
+     "Scenarios sheet"),
+    ("Cheapest fix", "For a plan that fails a check: the change of one input that alone makes it pass (the budget, "
+     "the GPU-hour price or the deadline).", "Cover"),
     ("TCO", "Total cost of ownership of buying the cluster: capex (servers, network) plus opex (power with PUE, "
      "storage, staff, support) over the depreciation horizon.", "TCO sheet"),
     ("Capex / opex", "Capital expenditure (one-off purchases) / operating expenditure (recurring costs).",

@@ -69,7 +69,7 @@ SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated"
                ("Hard checks failed", "hard_failures_count", "count")]
 MONTH_LABEL = "Serving cost per month (per hour x hours per year / months per year)"
 #: the serving fleet bought (its column's TCO sheet owns the serving GPUs in use, in whole servers)
-BUY_TITLE = "The serving fleet bought (capex in year 1, opex every year; by year below)"
+BUY_TITLE = "The serving fleet bought (capex in year 1, opex every year)"
 BUY_FIRST = [("GPUs owned (the serving GPUs in use)", "tco_gpus_owned", "GPUs"),
              ("Servers bought (GPUs owned in whole servers)", "tco_nodes", "nodes")]
 
@@ -104,8 +104,10 @@ def _month(w: Writer, sheet: str, row: int, col: int, results: list[dict], i: in
               num_format=USD_FORMAT)
 
 
-def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int) -> int:
-    """The serving plan and its comparison from ``row`` down; returns the last row written."""
+def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, row: int,
+                        beside: tuple[int, int] | None = None) -> int:
+    """The serving plan and its comparison from ``row`` down (or, *beside* = (row, column), the comparison
+    beside the plan); returns the last row written."""
     from workbook.writer.planbook import RECOMMENDATION, _cached, _link, unit_text
 
     cols = serving_columns(names, plan)
@@ -132,22 +134,37 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
             _month(w, sheet, row, 1, results, i0)
             w.text(sheet, row, 2, "USD/month", "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
-    row = write_serving_buy(w, results, plan, i0, row + 1)
-    row += 2
+    row = write_serving_buy(w, results, plan, i0, row + 1, by_year=beside is None)
+    if beside is not None:  # a serving-only plan: the comparison beside the plan, so the page holds both
+        write_serving_compare(w, names, results, plan, beside[0], beside[1])
+        return row
+    return write_serving_compare(w, names, results, plan, row + 2, 0)
+
+
+def write_serving_compare(w: Writer, names: list[str], results: list[dict], plan, row: int, col0: int) -> int:
+    """The serving columns compared (recommended first, then the best of the other kind and per GPU), titled at
+    ``row``, labels in column ``col0``; returns the last row written."""
+    from workbook.writer.planbook import RECOMMENDATION, _cached, _link
+
+    sheet, sv, cols = RECOMMENDATION, plan.data["serving"], serving_columns(names, plan)
     other = sv.get("other_kind")
     then = f"the best {other['kind']} plan, " if other else ""
-    w.text(sheet, row, 0, f"Serving plans compared (recommended first, then {then}the best per GPU)", "block", "label")
+    if col0:  # beside the plan, in the header row (as the training plan's alternatives)
+        w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
+    else:
+        w.text(sheet, row, col0, f"Serving plans compared (recommended first, then {then}the best per GPU)",
+               "block", "label")
     for j, i in enumerate(cols[:3]):
-        w.text(sheet, row, 1 + j, names[i], "header", "header")
+        w.text(sheet, row, col0 + 1 + j, names[i], "header", "header")
     for label, name, unit in SERVING_WHY:
         row += 1
-        w.text(sheet, row, 0, label, "label", "label")
+        w.text(sheet, row, col0, label, "label", "label")
         for j, i in enumerate(cols[:3]):
-            _link(w, sheet, row, 1 + j, name, results, i, unit, cached=_cached(name, results, plan, i))
+            _link(w, sheet, row, col0 + 1 + j, name, results, i, unit, cached=_cached(name, results, plan, i))
     row += 1
-    w.text(sheet, row, 0, "Cost per month (USD)", "label", "label")
+    w.text(sheet, row, col0, "Cost per month (USD)", "label", "label")
     for j, i in enumerate(cols[:3]):
-        _month(w, sheet, row, 1 + j, results, i)
+        _month(w, sheet, row, col0 + 1 + j, results, i)
     return row
 
 
@@ -161,14 +178,15 @@ def buy_rows() -> list[tuple[str, str, str]]:
     return BUY_FIRST + [r for r in buy if r[1] not in TRAINING_ONLY]
 
 
-def write_serving_buy(w: Writer, results: list[dict], plan, i: int, row: int) -> int:
-    """The serving fleet's owned TCO (column ``i``) and its ask by year from ``row`` down; returns the last row."""
+def write_serving_buy(w: Writer, results: list[dict], plan, i: int, row: int, by_year: bool = True) -> int:
+    """The serving fleet's owned TCO (column ``i``) and (*by_year*) its ask by year from ``row`` down; returns the
+    last row. A serving-only plan leaves the years to the TCO sheet: its Recommendation prints on one page."""
     from workbook.writer.planbook import RECOMMENDATION, _write_ask_by_year, line_rows
 
     row += 1
     w.text(RECOMMENDATION, row, 0, BUY_TITLE, "block", "label")
     row = line_rows(w, RECOMMENDATION, row, buy_rows(), results, plan, i)
-    return _write_ask_by_year(w, RECOMMENDATION, row, results, i)
+    return _write_ask_by_year(w, RECOMMENDATION, row, results, i) if by_year else row
 
 
 def write_serving_recommendation(w: Writer, names: list[str], results: list[dict], plan) -> None:
@@ -185,8 +203,14 @@ def write_serving_recommendation(w: Writer, names: list[str], results: list[dict
            "scenario column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it.",
            "subtitle", "label")
     _header(w, sheet, ("Line item", "Value", "Unit", "Sheet"), (58, 18, 12, 16))
-    row = write_serving_block(w, names, results, plan, HEAD + 2)
-    w.finish_sheet(sheet, 3, row)
+    compare = (HEAD, 5)
+    row = write_serving_block(w, names, results, plan, HEAD + 2, beside=compare)
+    last_col = 3
+    if cols:
+        w.ws[sheet].set_column(4, 4, 3)
+        w.ws[sheet].set_column(compare[1], compare[1], 40)
+        last_col = compare[1] + min(len(cols), 3)
+    w.finish_sheet(sheet, last_col, row)
 
 
 def write_serving_rejected(w: Writer, plan, row: int) -> int:
