@@ -88,6 +88,9 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     assert {x.engine for x in i} == {p.id for p in catalog.engines.profiles}
     assert any(catalog.models[s.model].moe and s.inference.ep > 1 for s in scs)
     assert {x.disaggregated for x in i} == {"on", "off"}
+    # both output-length mixes of an offline run, the fixed one with a run size (its waves are in use)
+    assert {x.output_lengths for x in i} == {"exponential", "fixed"}
+    assert any(x.output_lengths == "fixed" and x.offline_requests and x.serving_model == "engine" for x in i)
     assert any(x.disaggregated == "on" and x.serving_model == "engine" and x.cache_hit_frac > 0 for x in i)
     for field in ("memory_fraction", "arrival_rate_rps", "ttft_target_ms", "tpot_target_ms",
                   "measured_tokens_per_s_per_gpu", "prefill_ep"):

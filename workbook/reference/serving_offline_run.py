@@ -28,6 +28,15 @@ leave the full-batch account and run at the drain's batch instead; every prompt'
 the full-batch part. Largest error of H(n) ≈ ln n + γ + 1/(2n) − 1/(12 n²): 0.6 % at n = 1, 0.03 % at
 n = 2, 2e-5 at n = 4, 3e-7 at n = 10.
 
+**Fixed output lengths** (``fixed_lengths``: synthetic benchmarks whose every request has exactly O output
+tokens, e.g. TensorRT-LLM's perf overview, prepare_dataset.py token-norm-dist with --output-stdev 0, which
+trtllm-bench runs to the requested length). Requests admitted together end together: the run goes in
+waves of B, and once the queue is empty only the last wave is left, n0 = N_r − B·(⌈N_r/B⌉ − 1) requests
+(1 <= n0 <= B; N_r when the run fits one wave), all running O/τ steps at batch n0. The same formula holds
+with that n0 and the drain t_drain = (O/τ)·t_d(n0): the quadrature with its three batches at n0 and its
+length 1 mean output instead of H (``drain_length``). Admission staggered by long prefills spreads the
+waves; that case is not modelled (the waves are an upper bound on the last wave's batch).
+
 The exponential shape is an assumption about the mix, not a fitted factor. The ShareGPT runs of
 sglang's benchmark_vllm_060 give a check: median E2E minus median TTFT, over median TPOT, puts the
 median output near 116-119 tokens, against a mean of 194.4. That is 0.60-0.61 of the mean; an
@@ -60,23 +69,40 @@ GAUSS_NODES = (-math.sqrt(0.6), 0.0, math.sqrt(0.6))
 GAUSS_WEIGHTS = (5.0 / 9.0, 8.0 / 9.0, 5.0 / 9.0)
 
 
-def drain_batches(n0: float) -> tuple[float, ...]:
-    """The batches the drain's quadrature evaluates the decode step at: n0·e^(−u_i), at least 1."""
+def last_wave_requests(requests_per_rank: float, batch: float) -> float:
+    """Fixed output lengths: requests of the last wave, N_r − B·(⌈N_r/B⌉ − 1), at least 1."""
+    if not (requests_per_rank > 0 and batch >= 1):
+        raise ValueError(f"need requests_per_rank > 0 and batch >= 1, got {requests_per_rank!r}, {batch!r}")
+    return max(1.0, requests_per_rank - batch * (math.ceil(requests_per_rank / batch) - 1))
+
+
+def drain_length(n0: float, *, fixed_lengths: bool = False) -> float:
+    """The drain's length in mean outputs: H(n0) for exponential outputs, 1 for fixed ones (one wave)."""
+    return 1.0 if fixed_lengths else harmonic_number(n0)
+
+
+def drain_batches(n0: float, *, fixed_lengths: bool = False) -> tuple[float, ...]:
+    """The batches the drain's quadrature evaluates the decode step at: n0·e^(−u_i), at least 1 (fixed
+    output lengths: n0 at every node, the last wave's batch throughout)."""
+    if fixed_lengths:
+        return tuple(max(1.0, n0) for _ in GAUSS_NODES)
     h = harmonic_number(n0)
     return tuple(max(1.0, n0 * math.exp(-h / 2.0 * (1.0 + x))) for x in GAUSS_NODES)
 
 
-def drain_s(n0: float, *, output_steps: float, step_s: Callable[[float], float]) -> float:
-    """Time for n0 running requests with exponential outputs (mean ``output_steps`` decode steps) to all
-    finish, ``step_s(b)`` the decode step at b requests: output_steps·(H/2)·Σ w_i·step_s(b_i)."""
-    h = harmonic_number(n0)
-    return output_steps * h / 2.0 * sum(w * step_s(b) for w, b in zip(GAUSS_WEIGHTS, drain_batches(n0)))
+def drain_s(n0: float, *, output_steps: float, step_s: Callable[[float], float], fixed_lengths: bool = False) -> float:
+    """Time for n0 running requests (mean ``output_steps`` decode steps) to all finish, ``step_s(b)`` the
+    decode step at b requests: output_steps·(L/2)·Σ w_i·step_s(b_i), L = ``drain_length``."""
+    length = drain_length(n0, fixed_lengths=fixed_lengths)
+    batches = drain_batches(n0, fixed_lengths=fixed_lengths)
+    return output_steps * length / 2.0 * sum(w * step_s(b) for w, b in zip(GAUSS_WEIGHTS, batches))
 
 
 def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
                 requests: float, tp: int = 1, ep: int = 1, tokens_per_step: float = 1.0,
-                **kw: Any) -> dict[str, float]:
-    """Output tokens/s of a run of ``requests`` prompts all queued at once, timed to its last token.
+                fixed_lengths: bool = False, **kw: Any) -> dict[str, float]:
+    """Output tokens/s of a run of ``requests`` prompts all queued at once, timed to its last token
+    (``fixed_lengths``: every request has exactly ``output_tokens``; else exponential outputs).
     ``kw`` is offline_throughput's (kv_tokens, max_num_seqs, precisions, EP keywords)."""
     if not (isinstance(requests, (int, float)) and math.isfinite(requests) and requests >= 1):
         raise ValueError(f"requests must be a finite number of at least 1, got {requests!r}")
@@ -85,22 +111,24 @@ def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: floa
     dp = attention_dp_degree(ep=ep)
     B, t_full = off["batch"], off["decode_step_s"]
     per_rank = requests / dp
-    n0 = max(1.0, min(B, per_rank))
+    n0 = last_wave_requests(per_rank, B) if fixed_lengths else max(1.0, min(B, per_rank))
     h = harmonic_number(n0)
     decode_kw = {k: v for k, v in kw.items() if k in ("weight_precision", "kv_precision", "redundant_experts",
                                                       "ep_overlap_frac", "ep_nodes", "query_tokens_per_seq")}
     ctx = mean_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
-    batches = drain_batches(n0)
+    batches = drain_batches(n0, fixed_lengths=fixed_lengths)
     t_nodes = [decode_step(shape, batch=b, context_tokens=ctx, hw=hw, engine=engine, tp=tp, ep=ep,
                            tokens_per_step=tokens_per_step, **decode_kw)["step_s"] for b in batches]
     steps = output_tokens / tokens_per_step
     t_req = dp * output_tokens / off["throughput_tok_per_s"]
-    drain = drain_s(n0, output_steps=steps, step_s=dict(zip(batches, t_nodes)).__getitem__)
+    drain = drain_s(n0, output_steps=steps, step_s=dict(zip(batches, t_nodes)).__getitem__,
+                    fixed_lengths=fixed_lengths)
     run_s = per_rank * t_req - n0 * steps * t_full / B + drain
     return {
         "batch": B,
         "drain_requests": n0,
         "drain_harmonic": h,
+        "drain_length": drain_length(n0, fixed_lengths=fixed_lengths),
         **{f"drain_batch_{i + 1}": b for i, b in enumerate(batches)},
         **{f"drain_step_{i + 1}_s": t for i, t in enumerate(t_nodes)},
         "drain_s": drain,

@@ -24,6 +24,9 @@ OnOff = Literal["on", "off"]
 #: N closed-loop clients with no think time (inference.concurrency), "static" a static batch of
 #: inference.batch requests run to the output length together (docs/serving.md "Three load models")
 LoadModel = Literal["rate", "concurrency", "static"]
+#: output lengths of an offline run's requests (docs/serving.md "A finite offline run"): "exponential" a mix
+#: (chat data sets), "fixed" every request to the same length (synthetic benchmarks with no spread)
+OutputLengths = Literal["exponential", "fixed"]
 #: pipeline schedules (Narayanan et al. 2021 §2.2 1F1B and interleaved 1F1B; Qi et al. 2023 zero bubble,
 #: which keeps 1F1B's activation memory)
 PipelineSchedule = Literal["1f1b", "interleaved", "zero_bubble"]
@@ -293,6 +296,10 @@ class InferenceInputs(_Strict):
                                          le=10**12, desc="Requests of one offline run (a batch job or benchmark) "
                                          "queued at once, timed until the last one ends",
                                          note="blank = an endless queue (no drain)")
+    output_lengths: OutputLengths = In("exponential", title="Output lengths", unit="choice", example="fixed",
+                                       desc="Output lengths of the offline run's requests: exponential (a mix, "
+                                       "they end one by one) or fixed (all the same: they end in waves)",
+                                       note="docs/serving.md A finite offline run")
     load: LoadModel = In("rate", title="Load model", unit="choice", example="concurrency",
                          desc="Serving load the in-use figures follow: rate (open-loop arrivals), concurrency "
                          "(closed-loop clients) or static (a batch run to the output length)",

@@ -157,6 +157,7 @@ def _serving_fields(rng: random.Random, i: int, model, engines: list[str]) -> di
         "prefill_ep": [None, 1, 2, 8][i % 4] if not experts or experts % 8 == 0 else None,
         "cache_hit_frac": [0.0, 0.3, 0.6][i % 3],
         "offline_requests": [None, 1, 700, 5000, 10**7][i % 5],
+        "output_lengths": ["exponential", "fixed"][i % 2],
     }
 
 

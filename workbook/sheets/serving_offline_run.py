@@ -26,7 +26,7 @@ _H = "{srv_run_drain_harmonic}"
 
 def _node(i: int) -> dict[str, str]:
     return {
-        f"srv_run_b{i}": f"=MAX(1,{_N0}*EXP(-{_H}/c_two*(1+c_srv_gauss_x{i})))",
+        f"srv_run_b{i}": f"=IF({{srv_run_fixed_flag}}=1,MAX(1,{_N0}),MAX(1,{_N0}*EXP(-{_H}/c_two*(1+c_srv_gauss_x{i}))))",
         **decode_items(f"srv_rund{i}", f"srv_run_b{i}", "decode_context_tokens"),
     }
 
@@ -34,10 +34,14 @@ def _node(i: int) -> dict[str, str]:
 ITEMS = {
     "srv_run_given_flag": f"=IF(ISBLANK({_N}),0,1)",
     "srv_run_requests_per_rank": f"=IF({{srv_run_given_flag}}=1,{_N}/{{srv_attention_dp}},{{srv_load_batch_cap_used}})",
-    "srv_run_drain_requests": "=MAX(1,MIN({srv_load_batch_cap_used},{srv_run_requests_per_rank}))",
+    "srv_run_fixed_flag": '=IF({inference.output_lengths}="fixed",1,0)',
+    "srv_run_waves": "=ROUNDUP({srv_run_requests_per_rank}/{srv_load_batch_cap_used},0)",
+    "srv_run_drain_requests": "=IF({srv_run_fixed_flag}=1,MAX(1,{srv_run_requests_per_rank}-{srv_load_batch_cap_used}"
+    "*({srv_run_waves}-1)),MAX(1,MIN({srv_load_batch_cap_used},{srv_run_requests_per_rank})))",
     "srv_run_drain_harmonic": f"=LN({_N0})+c_srv_euler_gamma+1/(c_two*{_N0})-c_srv_harmonic_c2/({_N0}*{_N0})",
+    "srv_run_drain_length": f"=IF({{srv_run_fixed_flag}}=1,1,{_H})",
     **{k: v for i in range(1, len(so.GAUSS_NODES) + 1) for k, v in _node(i).items()},
-    "srv_run_drain_s": f"={_O}*{_H}/c_two*(" + "+".join(
+    "srv_run_drain_s": f"={_O}*{{srv_run_drain_length}}/c_two*(" + "+".join(
         f"c_srv_gauss_w{i}*{{srv_rund{i}_step_s}}" for i in range(1, len(so.GAUSS_NODES) + 1)) + ")",
     "srv_run_s": f"={{srv_run_requests_per_rank}}*{{srv_off_s_per_request}}-{_N0}*{_O}*{{srv_off_step_s}}"
     "/{srv_load_batch_cap_used}+{srv_run_drain_s}",
