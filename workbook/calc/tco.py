@@ -30,7 +30,7 @@ QUANTITIES = [
     Q("tco_nodes", "nodes", "Servers bought: the GPUs owned in whole servers (GPUs owned / GPUs per server, rounded "
       "up)", "17.5.4"),
     Q("tco_nic_ports", "count", "NIC ports to connect (nodes x NICs per node)", "17.1.2"),
-    Q("tco_two_tier_flag", "flag", "1 = a spine tier is needed (NIC ports above one leaf's ports)", _FT),
+    Q("tco_two_tier_flag", "0/1", "1 = a spine tier is needed (NIC ports above one leaf's ports)", _FT),
     Q("tco_leaf_switches", "count", "Leaf switches: NIC ports / (ports x downlink share), rounded up (one tier: / "
       "ports)", _FT),
     Q("tco_spine_switches", "count", "Spine switches: leaves x uplink share, rounded up (0 for one tier)", _FT),
@@ -50,7 +50,7 @@ QUANTITIES = [
     Q("tco_storage_usd_per_TB_month", "USD/TB-month", "Storage price in use (scenario, else default)", "17.5.9"),
     Q("tco_storage_per_year_usd", "USD/year", "Storage per year: TB x price per TB-month x 12 (opex)", "17.5.9"),
     Q("tco_gpu_power_kW", "kW", "GPU load: GPUs owned x TDP", "17.5.9"),
-    Q("tco_host_power_W_per_server", "W/server", "Host power per server in use: CPUs, memory, NICs, fans (scenario, "
+    Q("tco_host_power_W_per_server", "W", "Host power per server in use: CPUs, memory, NICs, fans (scenario, "
       "else default)", "issue 23"),
     Q("tco_host_power_kW", "kW", "Host load: servers x host power", "issue 23"),
     Q("tco_network_power_kW", "kW", "Network load: switches x switch power (default)", "issue 23"),

@@ -26,7 +26,7 @@ SERIES = [("discount", "x", "discount factor (1 + rate)^-year, year-end"),
           ("pv_rent_usd", "USD", "rent alternative, present value")]
 
 QUANTITIES = [
-    Q("tco_discount_rate_frac", "fraction/year", "Discount rate in use (scenario, else default; assumed)", _S),
+    Q("tco_discount_rate_frac", "fraction", "Discount rate in use (scenario, else default; assumed)", _S),
     Q("tco_residual_life_years", "years", "Useful life of the hardware for its residual value (scenario, else "
       "default)", _S),
     Q("tco_residual_floor_frac", "fraction", "Residual floor: share of capex kept after the useful life (scenario, "
@@ -40,7 +40,7 @@ QUANTITIES = [
     Q("tco_npv_owned_usd", "USD", "NPV of buying (a cost): capex + PV of opex - PV of the residual", _S),
     Q("tco_npv_rent_usd", "USD", "NPV of renting the same GPUs 24/7 over the same horizon (a cost)", _S),
     Q("tco_npv_buy_saving_usd", "USD", "NPV of rent - NPV of buying (above 0: buying is cheaper)", _S),
-    Q("tco_buy_cheaper_flag", "flag", "1 = buying is cheaper by NPV, 0 = renting is", _S),
+    Q("tco_buy_cheaper_flag", "0/1", "1 = buying is cheaper by NPV, 0 = renting is", _S),
 ]
 
 

@@ -50,11 +50,11 @@ def fmt(value: float, unit: str) -> str:
         return f"${value:,.0f}"
     if unit in ("USD/GPU-h", "USD/TB-month", "USD/kW-month"):
         return f"${value:,.2f}"
-    if unit in ("fraction", "fraction/year"):
+    if unit == "fraction":
         return f"{value:.1%}"
     if unit in ("count", "nodes", "GPUs"):
         return f"{value:,.0f}"
-    if unit in ("years", "x", "flag"):
+    if unit in ("years", "x", "0/1"):
         return f"{value:g}"
     return f"{value:,.1f}"
 

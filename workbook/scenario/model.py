@@ -404,13 +404,13 @@ class CostInputs(_Strict):
     optics_usd_per_link: Optional[float] = In(None, title="Optics per link", unit="USD/link", example=2500, ge=0,
                                               le=1e6, desc="Two transceivers and a cable per network link",
                                               note="blank = default (estimated)")
-    host_power_W_per_server: Optional[float] = In(None, title="Host power", unit="W/server", example=4600, ge=0,
+    host_power_W_per_server: Optional[float] = In(None, title="Host power", unit="W", example=4600, ge=0,
                                                   le=1e5, desc="Server power beside its GPUs: CPUs, memory, NICs, "
                                                   "fans", note="blank = default (DGX H100 10.2 kW - 8 x 700 W)")
     space_usd_per_kW_month: Optional[float] = In(None, title="Space price", unit="USD/kW-month", example=184, ge=0,
                                                  le=1e5, desc="Data-centre space per kW of IT load per month",
                                                  note="blank = default (CBRE H2 2024)")
-    discount_rate_frac: Optional[float] = In(None, title="Discount rate", unit="fraction/year", example=0.08, ge=0,
+    discount_rate_frac: Optional[float] = In(None, title="Discount rate", unit="fraction", example=0.08, ge=0,
                                              le=1, desc="Discount rate of the rent vs buy present values",
                                              note="blank = default (assumed 8 %)")
     residual_life_years: Optional[float] = In(None, title="Residual life", unit="years", example=5, ge=0.5, le=20,

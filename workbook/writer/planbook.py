@@ -407,7 +407,7 @@ _BREAKDOWN = [
                               ("All-in TCO per GPU-hour", "tco_all_in_usd_per_gpu_hour", "USD/GPU-h"),
                               ("Rent of the same GPUs 24/7 over the horizon", "tco_rent_total_usd", "USD"),
                               ("Owned TCO as a share of that rent", "tco_vs_rent_frac", "fraction"),
-                              ("Discount rate (assumed)", "tco_discount_rate_frac", "fraction/year"),
+                              ("Discount rate per year (assumed)", "tco_discount_rate_frac", "fraction"),
                               ("Residual value at the horizon (estimated)", "tco_residual_usd", "USD"),
                               ("NPV of buying (net of the residual value)", "tco_npv_owned_usd", "USD"),
                               ("NPV of renting the same GPUs over the same horizon", "tco_npv_rent_usd", "USD"),
