@@ -48,8 +48,7 @@ BLOCK_TITLES = {
     "cost": "Cost (17.5.9, 17.8.11, 17.9)",
     "sensitivity": "Sensitivity: one-way, -/+ the step; switching values at the budget and the deadline (issue 9)",
     "serving_sensitivity": "Serving sensitivity: cost per month and per 1M output tokens, -/+ the step (17.8.11)",
-    "tco": "Owned cluster over the TCO horizon: servers, fat-tree network and optics, storage, power, space, staff, "
-           "support; rent beside (17.9.3)",
+    "tco": "Owned cluster over the horizon: servers, network, power, space, storage, staff, support; rent (17.9.3)",
     "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
     "tco_npv": "Rent vs buy like for like: discount rate, residual value, present values by year, NPV of each",
     "input_checks": "Input checks (0 = allowed; Notes: the input's key; 1 makes the column read input error)",
