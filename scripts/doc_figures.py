@@ -456,6 +456,16 @@ def plan_mixtral() -> str:
                      for p in plans)
 
 
+def tco_17_9_4() -> str:
+    """The owned cluster's full bill and rent vs buy by NPV of the 17.9.4 request's plan (docs/finance.md)."""
+    t = _outcome("17.9.4-70b-h800.yaml").data["tco"]
+    return (f"{t['tco_leaf_switches']:.0f} leaves + {t['tco_spine_switches']:.0f} spines, capex "
+            f"${t['tco_capex_usd']:,.0f}, opex ${t['tco_opex_per_year_usd']:,.0f} a year, {t['tco_years']:g}-year TCO "
+            f"${t['tco_total_usd']:,.0f}; NPV at {t['tco_discount_rate_frac']:.0%}: buy "
+            f"${t['tco_npv_owned_usd']:,.0f} (residual ${t['tco_residual_usd']:,.0f}), rent "
+            f"${t['tco_npv_rent_usd']:,.0f}")
+
+
 @lru_cache(maxsize=None)
 def cross_validated():
     """`workbook validate --cv` of the shipped files (run once per process; scripts/accuracy_table.py's input)."""
@@ -493,6 +503,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "cover-17.9.4": ("docs/planner.md", cover_17_9_4),
     "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
+    "tco-17.9.4": ("docs/finance.md", tco_17_9_4),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
     "priced-17.9.4": ("README.md", priced_17_9_4),

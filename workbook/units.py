@@ -73,6 +73,9 @@ UNITS: dict[str, str] = {
     "USD/kWh": "US dollars per kilowatt-hour",
     "USD/GB": "US dollars per GB transferred",
     "USD/TB-month": "US dollars per terabyte stored for a month",
+    "USD/link": "US dollars per network link (two transceivers and a cable)",
+    "USD/kW-month": "US dollars per kilowatt of IT load per month (data-centre space)",
+    "USD/FTE-year": "US dollars per full-time person per year (loaded cost)",
     # shares, ratios, flags
     "fraction": "a share (shown as a percentage)",
     "x": "a ratio or multiplier (times)",
@@ -89,6 +92,8 @@ UNITS: dict[str, str] = {
     "params": "parameters (a count)",
     "stage": "a stage number (ZeRO 0-3)",
     "GPUs": "GPUs",
+    "FTE": "full-time people",
+    "GPUs/FTE": "GPUs one full-time person runs",
     "nodes": "server nodes",
     "layers": "Transformer layers",
     "heads": "attention heads",
@@ -141,6 +146,7 @@ UNITS: dict[str, str] = {
     "requests/s": "requests per second",
     "s/(requests/s)": "seconds per request/s of load (a slope)",
     "W": "watts",
+    "kW": "kilowatts",
     # time
     "s": "seconds",
     "ms": "milliseconds",

@@ -10,7 +10,7 @@ import pytest
 from workbook.calc import compute, tco_years
 from workbook.calc import tco as tco_calc
 from workbook.catalog import load_catalog
-from workbook.reference import ownership, tco
+from workbook.reference import ownership, tco, tco_bill
 from workbook.scenario.load import load_scenario
 from workbook.scenario.model import TCO_MAX_YEARS, CostInputs
 
@@ -26,27 +26,46 @@ def _with(sc, section: str, **kw):
     return sc.model_copy(update={section: getattr(sc, section).model_copy(update=kw)})
 
 
-def test_17_9_3_servers_614_4M_and_switches_12_8M():
+def test_17_9_3_servers_614_4M_and_a_two_tier_tree_of_3_ports_per_nic():
+    """The book's servers ($614.4M); its 256 switches are one port per NIC (reference.tco.switch_count); the sheet
+    prices the non-blocking two-tier tree, 3 switch ports per NIC: 512 leaves + 256 spines = 768 (issue 23)."""
     q = compute(GPT4, CATALOG)
     assert q["tco_nodes"] == 2048 and q["tco_nic_ports"] == 16384
     assert q["tco_server_capex_usd"] == 614.4e6
-    assert q["tco_switches"] == 256 and q["tco_network_capex_usd"] == 12.8e6
-    assert q["tco_capex_usd"] == 627.2e6
+    assert tco.switch_count(nodes=2048, nics_per_node=8, switch_ports=64) == 256  # the book's single tier
+    assert (q["tco_leaf_switches"], q["tco_spine_switches"]) == (512, 256)
+    assert q["tco_switches"] == tco.switch_count(nodes=2048, nics_per_node=8, switch_ports=64, switch_ports_per_nic=3)
+    assert q["tco_links"] == 2 * 16384 and q["tco_optics_capex_usd"] == 2 * 16384 * D["optics_usd_per_link"]
+    assert q["tco_network_capex_usd"] == 768 * 50_000 + q["tco_optics_capex_usd"]
+    assert q["tco_capex_usd"] == 614.4e6 + q["tco_network_capex_usd"]
 
 
 @pytest.mark.parametrize("sc", [GPT4, PLAN], ids=["17.9.3", "17.9.4"])
 def test_lines_equal_the_reference(sc):
     q = compute(sc, CATALOG)
-    switches = tco.switch_count(nodes=q["plan_nodes_to_buy"], nics_per_node=q["net_nics_per_node"],
-                                switch_ports=D["switch_ports"], switch_ports_per_nic=D["switch_ports_per_nic"])
-    capex = q["train_capex_usd"] + switches * D["ib_switch_usd"]
+    fabric = {"nic_ports": q["plan_nodes_to_buy"] * q["net_nics_per_node"], "switch_ports": D["switch_ports"],
+              "downlink_frac": D["leaf_downlink_frac"]}
+    switches = tco_bill.leaf_switches(**fabric) + tco_bill.spine_switches(**fabric)
+    capex = (q["train_capex_usd"] + switches * D["ib_switch_usd"]
+             + tco_bill.optics_capex_usd(links=tco_bill.links(**fabric), usd_per_link=D["optics_usd_per_link"]))
     storage = tco.storage_per_year_usd(storage_TB=q["storage_total_TB"], usd_per_TB_month=D["storage_usd_per_TB_month"])
-    opex = q["own_power_per_year_usd"] + storage  # staff and support not given: 0
+    kw = tco_bill.it_power_kW(gpus=q["train_gpus_billed"], gpu_tdp_W=q["gpu_tdp_W"], servers=q["plan_nodes_to_buy"],
+                              host_W_per_server=D["host_power_W_per_server"], switches=switches,
+                              switch_W=D["switch_power_W"])["it"]
+    power = tco_bill.power_per_year_usd(it_kW=kw, pue=D["pue"], usd_per_kWh=D["electricity_usd_per_kWh"])
+    staff = tco_bill.staff_per_year_usd(fte=tco_bill.staff_fte(gpus=q["train_gpus_billed"],
+                                                               gpus_per_fte=D["staff_gpus_per_fte"]),
+                                        usd_per_fte_year=D["staff_usd_per_fte_year"])
+    support = tco.support_per_year_usd(capex_usd=capex, support_frac_per_year=D["support_frac_of_capex_per_year"])
+    opex = power + storage + tco_bill.space_per_year_usd(it_kW=kw, usd_per_kW_month=D["space_usd_per_kW_month"]) \
+        + staff + support
     years = D["depreciation_years"]
     total = tco.tco_usd(capex_usd=capex, opex_per_year_usd=opex, years=years)
     assert q["tco_switches"] == switches and q["tco_capex_usd"] == capex
     assert q["tco_storage_per_year_usd"] == storage and q["tco_opex_per_year_usd"] == pytest.approx(opex, rel=1e-15)
-    assert q["tco_staff_per_year_usd"] == q["tco_support_per_year_usd"] == 0
+    assert q["tco_staff_per_year_usd"] == staff and q["tco_support_per_year_usd"] == pytest.approx(support, rel=1e-15)
+    assert q["tco_power_per_year_usd"] == pytest.approx(power, rel=1e-12)
+    assert q["tco_power_per_year_usd"] > q["own_power_per_year_usd"]  # hosts and switches too, not GPUs only
     assert q["tco_total_usd"] == pytest.approx(total, rel=1e-15)
     assert q["tco_all_in_usd_per_gpu_hour"] == pytest.approx(
         tco.tco_usd_per_gpu_hour(tco_usd=total, num_gpus=q["train_gpus_billed"], years=years), rel=1e-15)
@@ -81,7 +100,7 @@ def test_a_part_year_horizon():
 
 
 def test_staff_and_support_are_opex_lines():
-    base = compute(PLAN, CATALOG)
+    base = compute(_with(PLAN, "cost", staff_usd_per_year=0.0, support_frac_of_capex_per_year=0.0), CATALOG)
     q = compute(_with(PLAN, "cost", staff_usd_per_year=1e6, support_frac_of_capex_per_year=0.08), CATALOG)
     assert q["tco_staff_per_year_usd"] == 1e6
     assert q["tco_support_per_year_usd"] == pytest.approx(0.08 * q["tco_capex_usd"], rel=1e-15)
@@ -93,19 +112,20 @@ def test_staff_and_support_are_opex_lines():
 
 
 @pytest.mark.parametrize("field, value, line", [("storage_usd_per_TB_month", 60.0, "tco_storage_per_year_usd"),
-                                                ("ib_switch_usd", 100_000.0, "tco_network_capex_usd")])
+                                                ("ib_switch_usd", 100_000.0, "tco_switch_capex_usd")])
 def test_prices_scale_their_line_and_move_the_tco_by_it(field, value, line):
     assert value == 2 * D[field]
-    base = compute(PLAN, CATALOG)
-    q = compute(_with(PLAN, "cost", **{field: value}), CATALOG)
+    plan = _with(PLAN, "cost", support_frac_of_capex_per_year=0.0)  # support would follow the capex too
+    base = compute(plan, CATALOG)
+    q = compute(_with(plan, "cost", **{field: value}), CATALOG)
     assert q[line] == pytest.approx(2 * base[line], rel=1e-15)
-    times = 1 if line == "tco_network_capex_usd" else base["tco_years"]  # capex once; opex every year
+    times = 1 if line == "tco_switch_capex_usd" else base["tco_years"]  # capex once; opex every year
     assert q["tco_total_usd"] - base["tco_total_usd"] == pytest.approx(base[line] * times, rel=1e-9)
 
 
 def test_switch_ports_input_and_contingency():
     q = compute(_with(GPT4, "network", switch_ports=32), CATALOG)
-    assert q["tco_switches"] == 512
+    assert (q["tco_leaf_switches"], q["tco_spine_switches"]) == (1024, 512)  # 16,384 ports / 16 down per leaf
     q = compute(_with(PLAN, "cost", contingency_frac=0.1), CATALOG)
     assert q["tco_contingency_usd"] == pytest.approx(0.1 * q["tco_total_usd"], rel=1e-15)
     assert q["tco_total_usd"] == compute(PLAN, CATALOG)["tco_total_usd"]  # apart from the TCO
@@ -125,8 +145,9 @@ def test_a_serving_scenario_owns_its_serving_gpus_in_whole_servers():
     assert q["tco_gpus_owned"] == q["srv_gpus_in_use"] == 4 and q["train_gpus_billed"] == 64
     assert q["tco_nodes"] == 1 and q["tco_nic_ports"] == q["net_nics_per_node"]
     assert q["tco_server_capex_usd"] == q["cost_server_capex_usd"] == D["server_capex_usd"]
-    assert q["tco_power_per_year_usd"] == ownership.power_per_year_usd(
-        num_gpus=4, power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"])
+    assert q["tco_gpu_power_kW"] * q["cost_pue"] * q["cost_electricity_usd_per_kWh"] == pytest.approx(
+        ownership.power_per_year_usd(num_gpus=4, power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"]) / 8760, rel=1e-12)
+    assert (q["tco_leaf_switches"], q["tco_spine_switches"], q["tco_links"]) == (1, 0, 8)  # one leaf, no spine
     assert q["tco_rent_per_year_usd"] == tco.rent_per_year_usd(num_gpus=4, gpu_hour_usd=q["gpu_hour_usd"])
     assert q["tco_rent_per_year_usd"] == pytest.approx(q["infer_daily_cost_usd"] * 365, rel=1e-12)
     assert q["tco_all_in_usd_per_gpu_hour"] == pytest.approx(
@@ -139,7 +160,8 @@ def test_purpose_training_or_both_leaves_a_training_plans_tco_unchanged():
     trained = compute(PLAN.model_copy(update={"purpose": "training"}), CATALOG)
     assert base["tco_gpus_owned"] == base["train_gpus_billed"] == 640
     assert base["tco_nodes"] == base["plan_nodes_to_buy"] and base["tco_server_capex_usd"] == base["train_capex_usd"]
-    assert base["tco_power_per_year_usd"] == base["own_power_per_year_usd"]
+    assert base["tco_gpu_power_kW"] * base["cost_pue"] * base["cost_electricity_usd_per_kWh"] * 8760 == \
+        pytest.approx(base["own_power_per_year_usd"], rel=1e-12)
     assert {k: trained[k] for k in TCO_KEYS} == {k: base[k] for k in TCO_KEYS}
 
 
@@ -167,10 +189,13 @@ def test_a_serving_tco_follows_the_server_price_and_the_replicas():
     base = compute(SERVE, CATALOG)
     dear = compute(_with(SERVE, "cost", server_capex_usd=2 * D["server_capex_usd"]), CATALOG)
     assert dear["tco_server_capex_usd"] == 2 * base["tco_server_capex_usd"]
-    assert dear["tco_total_usd"] - base["tco_total_usd"] == pytest.approx(base["tco_server_capex_usd"], rel=1e-12)
+    # the capex once, and the support on it every year of the horizon
+    moved = base["tco_server_capex_usd"] * (1 + base["tco_support_frac"] * base["tco_years"])
+    assert dear["tco_total_usd"] - base["tco_total_usd"] == pytest.approx(moved, rel=1e-12)
     more = compute(_with(SERVE, "inference", replicas=3), CATALOG)  # 12 GPUs: two servers
     assert more["tco_gpus_owned"] == 12 and more["tco_nodes"] == 2
     assert more["tco_server_capex_usd"] == 2 * base["tco_server_capex_usd"]
-    assert more["tco_power_per_year_usd"] == pytest.approx(3 * base["tco_power_per_year_usd"], rel=1e-15)
+    assert more["tco_gpu_power_kW"] == pytest.approx(3 * base["tco_gpu_power_kW"], rel=1e-15)
+    assert more["tco_host_power_kW"] == 2 * base["tco_host_power_kW"]
     assert more["tco_rent_per_year_usd"] == pytest.approx(3 * base["tco_rent_per_year_usd"], rel=1e-15)
     assert more["train_gpus_billed"] == base["train_gpus_billed"]  # the training defaults do not move

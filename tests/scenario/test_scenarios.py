@@ -10,7 +10,7 @@ from workbook.catalog import DEFAULT_DIR, load_catalog
 from workbook.errors import InputError
 from workbook.reference.layout import layout_checks
 from workbook.scenario import load_scenario, load_scenarios
-from workbook.scenario.resolve import resolve
+from workbook.scenario.resolve import LEFT_NULL, resolve
 
 CATALOG = load_catalog()
 FILES = sorted((DEFAULT_DIR / "scenarios").glob("*.yaml"))
@@ -29,7 +29,7 @@ def test_scenario_loads_resolves_and_has_a_valid_layout(path: Path) -> None:
     r, gpu, model = resolve(s, CATALOG)
     for section in ("network", "storage", "cost"):
         for key, value in getattr(r, section).model_dump().items():
-            assert value is not None or key == "budget_usd", f"{section}.{key} left null"
+            assert value is not None or key in LEFT_NULL, f"{section}.{key} left null"  # budget, staff
     t = r.training
     checks = layout_checks(num_gpus=t.num_gpus, tp=t.tp, pp=t.pp, layers=model.layers, ep=t.ep,
                            gpus_per_node=gpu.gpus_per_node)

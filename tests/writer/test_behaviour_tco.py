@@ -46,7 +46,8 @@ def test_roundtrip_has_no_error_values_and_the_book_figures(rc):
     base = rc["roundtrip"]
     assert base.errors("TCO") == {}
     assert base.get("TCO", "tco_server_capex_usd", 2) == 614.4e6
-    assert base.get("TCO", "tco_network_capex_usd", 2) == 12.8e6
+    # the book's 256 switches are one tier; the sheet prices 512 leaves + 256 spines (3 ports per NIC, issue 23)
+    assert base.get("TCO", "tco_switches", 2) == 768 and base.get("TCO", "tco_switch_capex_usd", 2) == 38.4e6
     for i in TRAINING:
         assert close(base.get("TCO", key(YEARS[-1], "cumulative"), i), base.get("TCO", "tco_total_usd", i))
 
@@ -74,11 +75,14 @@ def test_staff_and_support_typed_are_opex_every_year_of_the_horizon(rc):
     capex = base.get("TCO", "tco_capex_usd", 0)
     assert r.get("TCO", "tco_staff_per_year_usd", 0) == 1e6
     assert close(r.get("TCO", "tco_support_per_year_usd", 0), 0.1 * capex)
-    added = 1e6 + 0.1 * capex
+    added = (1e6 - base.get("TCO", "tco_staff_per_year_usd", 0)
+             + 0.1 * capex - base.get("TCO", "tco_support_per_year_usd", 0))
     assert close(r.get("TCO", "tco_opex_per_year_usd", 0), base.get("TCO", "tco_opex_per_year_usd", 0) + added)
     assert close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0), 3 * added)
     assert r.get("TCO", key(3, "staff"), 0) == 1e6 and r.get("TCO", key(4, "staff"), 0) == 0
-    assert r.get("TCO", "tco_staff_per_year_usd", 1) == 0  # the other scenarios leave them at 0
+    # the other scenarios leave them blank: people x cost per person, the default support share
+    assert r.get("TCO", "tco_staff_per_year_usd", 1) == base.get("TCO", "tco_staff_per_year_usd", 1) > 0
+    assert r.get("TCO", "tco_support_per_year_usd", 1) == base.get("TCO", "tco_support_per_year_usd", 1) > 0
 
 
 def test_a_part_year_horizon_counts_half_of_year_3_and_nothing_after(rc):
@@ -94,8 +98,12 @@ def test_a_part_year_horizon_counts_half_of_year_3_and_nothing_after(rc):
 
 def test_switch_ports_and_price_move_the_network_capex(rc):
     base, r = rc["roundtrip"], rc["switches"]
-    assert r.get("TCO", "tco_switches", 2) == 512 and r.get("TCO", "tco_network_capex_usd", 2) == 25.6e6
-    assert close(r.get("TCO", "tco_network_capex_usd", 0), 2 * base.get("TCO", "tco_network_capex_usd", 0))
+    # 32-port switches: 16,384 ports / 16 down per leaf = 1,024 leaves + 512 spines
+    assert r.get("TCO", "tco_switches", 2) == 1536 and r.get("TCO", "tco_switch_capex_usd", 2) == 76.8e6
+    assert close(r.get("TCO", "tco_switch_capex_usd", 0), 2 * base.get("TCO", "tco_switch_capex_usd", 0))
+    assert r.get("TCO", "tco_optics_capex_usd", 0) == base.get("TCO", "tco_optics_capex_usd", 0)
     assert r.get("TCO", "tco_server_capex_usd", 0) == base.get("TCO", "tco_server_capex_usd", 0)
-    assert close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0),
-                  base.get("TCO", "tco_network_capex_usd", 0))
+    # the capex once, and the support on it every year
+    moved = base.get("TCO", "tco_switch_capex_usd", 0) * (1 + base.get("TCO", "tco_support_frac", 0)
+                                                           * base.get("TCO", "tco_years", 0))
+    assert close(r.get("TCO", "tco_total_usd", 0) - base.get("TCO", "tco_total_usd", 0), moved)

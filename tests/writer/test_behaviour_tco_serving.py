@@ -69,14 +69,18 @@ def test_roundtrip_a_serving_scenario_owns_its_serving_gpus_and_a_training_one_i
     for i in range(4):  # a training plan's TCO is the training cluster's, as before
         assert base.get("TCO", "tco_nodes", i) == base.get("Plan", "plan_nodes_to_buy", i)
         assert base.get("TCO", "tco_server_capex_usd", i) == base.get("Cost", "train_capex_usd", i)
-        assert base.get("TCO", "tco_power_per_year_usd", i) == base.get("Sensitivity", "own_power_per_year_usd", i)
+        # the GPUs' share of the power line is the Sensitivity sheet's own power (the line adds hosts and switches)
+        gpu_share = base.get("TCO", "tco_gpu_power_kW", i) / base.get("TCO", "tco_it_power_kW", i)
+        assert close(base.get("TCO", "tco_power_per_year_usd", i) * gpu_share,
+                     base.get("Sensitivity", "own_power_per_year_usd", i))
 
 
 def test_server_price_x2_doubles_the_serving_server_capex_and_moves_its_tco_by_it(rc):
     base, r = rc["roundtrip"], rc["server_price_x2"]
     capex0 = base.get("TCO", "tco_server_capex_usd", SERVE)
     assert capex0 > 0 and r.get("TCO", "tco_server_capex_usd", SERVE) == 2 * capex0
-    assert close(r.get("TCO", "tco_total_usd", SERVE) - base.get("TCO", "tco_total_usd", SERVE), capex0)
+    moved = capex0 * (1 + base.get("TCO", "tco_support_frac", SERVE) * base.get("TCO", "tco_years", SERVE))
+    assert close(r.get("TCO", "tco_total_usd", SERVE) - base.get("TCO", "tco_total_usd", SERVE), moved)  # + support
     assert r.get("TCO", "tco_all_in_usd_per_gpu_hour", SERVE) > base.get("TCO", "tco_all_in_usd_per_gpu_hour", SERVE)
     for i in range(N - 1):
         assert _tco(r, i) == _tco(base, i), i
@@ -87,8 +91,9 @@ def test_three_replicas_own_three_times_the_serving_gpus_and_leave_a_training_tc
     assert r.get("TCO", "tco_gpus_owned", SERVE) == 12 == r.get("Inference", "srv_gpus_in_use", SERVE)
     assert r.get("TCO", "tco_nodes", SERVE) == 2  # 12 GPUs in servers of 8
     assert r.get("TCO", "tco_server_capex_usd", SERVE) == 2 * base.get("TCO", "tco_server_capex_usd", SERVE)
-    for line in ("tco_power_per_year_usd", "tco_rent_per_year_usd"):
+    for line in ("tco_gpu_power_kW", "tco_rent_per_year_usd"):
         assert close(r.get("TCO", line, SERVE), 3 * base.get("TCO", line, SERVE)), line
+    assert r.get("TCO", "tco_host_power_kW", SERVE) == 2 * base.get("TCO", "tco_host_power_kW", SERVE)
     assert r.get("TCO", "tco_total_usd", SERVE) > base.get("TCO", "tco_total_usd", SERVE)
     for i in (TRAIN, BOTH):  # training: the GPUs billed; both: 640 billed stay above 12 serving GPUs
         assert r.get("Inference", "srv_gpus_in_use", i) == 3 * base.get("Inference", "srv_gpus_in_use", i)
@@ -117,5 +122,4 @@ def test_disaggregated_pools_sized_by_the_arrival_rate_move_the_tco(rc):
     assert g2 > g1 > 4
     assert two.get("TCO", "tco_nodes", SERVE) > one.get("TCO", "tco_nodes", SERVE)
     assert two.get("TCO", "tco_total_usd", SERVE) > one.get("TCO", "tco_total_usd", SERVE)
-    assert close(two.get("TCO", "tco_power_per_year_usd", SERVE) / one.get("TCO", "tco_power_per_year_usd", SERVE),
-                  g2 / g1)
+    assert close(two.get("TCO", "tco_gpu_power_kW", SERVE) / one.get("TCO", "tco_gpu_power_kW", SERVE), g2 / g1)

@@ -53,6 +53,7 @@ SHEETS: dict[str, str] = {
     "serving_sensitivity": "Sensitivity",
     "tco": "TCO",  # after Cost and Inference: it owns the training or the serving GPUs
     "tco_years": "TCO",
+    "tco_npv": "TCO",  # rent vs buy by NPV: reads the per-year table above
     "checks": "Checks",
     "status": "Checks",
 }

@@ -1,6 +1,7 @@
 """The owned cluster's TCO of a recommended plan as the plan's data (``Outcome.data["tco"]``, and
-``Outcome.data["serving_tco"]`` for the serving plan of a request that trains too) and as the Markdown's rows: the quantities of workbook.calc.tco (servers, network switches, storage, power with PUE,
-staff, support, the N-year TCO, all-in per GPU-hour, the rent alternative, contingency), the Cost sheet's TCO
+``Outcome.data["serving_tco"]`` for the serving plan of a request that trains too) and as the Markdown's rows: the quantities of workbook.calc.tco (servers, network switches and optics, storage, power
+with PUE, space, staff, support, the N-year TCO, all-in per GPU-hour, the rent alternative, contingency), the NPVs
+of buying and of renting of workbook.calc.tco_npv, the Cost sheet's TCO
 lines the Recommendation shows, and the year-by-year table of workbook.calc.tco_years. A training plan's TCO owns
 its GPUs billed, a serving plan's its serving GPUs in use (the TCO sheet's ``tco_gpus_owned`` by purpose); a
 serving plan's TCO leaves out the Cost sheet's owned cost of the training run (TRAINING_ONLY).
@@ -14,12 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from workbook.calc import tco as calc_tco
+from workbook.calc import tco_npv as calc_tco_npv
 from workbook.calc.tco_years import SERIES, YEARS, key
 
 #: the Cost sheet's TCO lines the Recommendation and Cost Breakdown sheets show beside calc.tco's
 COST_LINES = ("tco_usd_per_gpu_hour", "self_build_total_usd", "break_even_months_24x7")
 #: the one-name-per-quantity keys of ``tco`` (the by-year table apart)
-KEYS = tuple(q.name for q in calc_tco.QUANTITIES) + COST_LINES
+#: rent vs buy by NPV (issue 23): calc.tco_npv's rows less its per-year ones
+NPV_KEYS = tuple(q.name for q in calc_tco_npv.QUANTITIES if not q.name.startswith("tco_y"))
+KEYS = tuple(q.name for q in calc_tco.QUANTITIES) + NPV_KEYS + COST_LINES
 #: lines of a training plan's TCO only: the owned cost of the training run (a serving column's is its defaults')
 TRAINING_ONLY = ("self_build_total_usd",)
 #: the Markdown's year columns: heading, series of calc.tco_years ("capex": tco_capex_usd in year 1)
@@ -42,15 +46,15 @@ def tco_data(scenario: str, gpu: str, purpose: str, q: dict[str, float]) -> dict
 
 def fmt(value: float, unit: str) -> str:
     """A value as the Markdown prints it (whole dollars, cents per GPU-hour, percent for a fraction)."""
-    if unit in ("USD", "USD/year", "USD/switch"):
+    if unit in ("USD", "USD/year", "USD/switch", "USD/link", "USD/FTE-year"):
         return f"${value:,.0f}"
-    if unit in ("USD/GPU-h", "USD/TB-month"):
+    if unit in ("USD/GPU-h", "USD/TB-month", "USD/kW-month"):
         return f"${value:,.2f}"
     if unit == "fraction":
         return f"{value:.1%}"
     if unit in ("count", "nodes", "GPUs"):
         return f"{value:,.0f}"
-    if unit in ("years", "x"):
+    if unit in ("years", "x", "0/1"):
         return f"{value:g}"
     return f"{value:,.1f}"
 

@@ -402,12 +402,30 @@ class CostInputs(_Strict):
     storage_usd_per_TB_month: Optional[float] = In(None, title="Storage price", unit="USD/TB-month", example=30, ge=0,
                                                    le=1e5, desc="Storage price per TB-month (owned, kept all horizon)",
                                                    note="blank = default")
-    staff_usd_per_year: float = In(0.0, title="Staff cost", unit="USD/year", example=500000, ge=0, le=1e10,
-                                   desc="Staff cost of running the owned cluster, per year",
-                                   note="0 = not given")
-    support_frac_of_capex_per_year: float = In(0.0, title="Support share", unit="fraction", example=0.08, ge=0,
-                                               le=1, desc="Vendor support per year as a share of the hardware capex",
-                                               note="0 = not given")
+    staff_usd_per_year: Optional[float] = In(None, title="Staff cost", unit="USD/year", example=500000, ge=0,
+                                             le=1e10, desc="Staff cost of running the owned cluster, per year",
+                                             note="blank = ceil(GPUs / staff_gpus_per_fte) x staff_usd_per_fte_year")
+    support_frac_of_capex_per_year: Optional[float] = In(None, title="Support share", unit="fraction", example=0.08,
+                                                         ge=0, le=1, desc="Vendor support per year as a share of "
+                                                         "the hardware capex", note="blank = default (assumed 8 %)")
+    optics_usd_per_link: Optional[float] = In(None, title="Optics per link", unit="USD/link", example=2500, ge=0,
+                                              le=1e6, desc="Two transceivers and a cable per network link",
+                                              note="blank = default (estimated)")
+    host_power_W_per_server: Optional[float] = In(None, title="Host power", unit="W", example=4600, ge=0,
+                                                  le=1e5, desc="Server power beside its GPUs: CPUs, memory, NICs, "
+                                                  "fans", note="blank = default (DGX H100 10.2 kW - 8 x 700 W)")
+    space_usd_per_kW_month: Optional[float] = In(None, title="Space price", unit="USD/kW-month", example=184, ge=0,
+                                                 le=1e5, desc="Data-centre space per kW of IT load per month",
+                                                 note="blank = default (CBRE H2 2024)")
+    discount_rate_frac: Optional[float] = In(None, title="Discount rate", unit="fraction", example=0.08, ge=0,
+                                             le=1, desc="Discount rate of the rent vs buy present values",
+                                             note="blank = default (assumed 8 %)")
+    residual_life_years: Optional[float] = In(None, title="Residual life", unit="years", example=5, ge=0.5, le=20,
+                                              desc="Useful life over which the hardware's resale value falls "
+                                              "straight-line", note="blank = default (5 years)")
+    residual_floor_frac: Optional[float] = In(None, title="Residual floor", unit="fraction", example=0.1, ge=0,
+                                              le=1, desc="Share of the capex the hardware keeps after its useful "
+                                              "life", note="blank = default (assumed 10 %)")
 
 
 class Scenario(_Strict):

@@ -15,7 +15,8 @@ from workbook.scenario.model import Scenario
 #: sections whose null fields take the catalogue default of the same key
 DEFAULTED_SECTIONS = ("network", "storage", "cost")
 #: null fields that stay null after resolution, and why
-LEFT_NULL = {"budget_usd": "null means no budget"}
+LEFT_NULL = {"budget_usd": "null means no budget",
+             "staff_usd_per_year": "null means people x cost per person (TCO sheet)"}
 #: null fields filled from the GPU record instead of defaults.yaml
 FROM_GPU = {"gpu_hour_usd": "the GPU's catalogue price for cost.price_basis"}
 

@@ -13,17 +13,27 @@ def _blank_default(field: str) -> str:
 
 ITEMS = {
     "tco_switch_ports": _blank_default("network.switch_ports"),
-    "tco_switch_ports_per_nic": "=d_switch_ports_per_nic",
+    "tco_leaf_downlink_frac": "=d_leaf_downlink_frac",
     "tco_switch_usd": _blank_default("cost.ib_switch_usd"),
     # GPUs owned by the Plan's purpose: training the GPUs billed, serving the serving GPUs in use, both the larger
     "tco_gpus_owned": "=MAX(IF({purpose_training_flag}=1,{train_gpus_billed},0),"
     "IF({purpose_serving_flag}=1,{srv_gpus_in_use},0))",  # the other purpose's figure is never read
     "tco_nodes": "=ROUNDUP(ROUND({tco_gpus_owned}/{gpu_gpus_per_node},c_count_ceil_digits),0)",
     "tco_nic_ports": "={tco_nodes}*{net_nics_per_node}",
-    # 17.9.3: one switch port per NIC port; 16,384 / 64 = 256 switches
-    "tco_switches": "=ROUNDUP(ROUND({tco_nic_ports}*{tco_switch_ports_per_nic}/{tco_switch_ports},"
+    # fat tree: one leaf while the NIC ports fit its ports; above, leaves give the downlink share to servers
+    "tco_two_tier_flag": "=IF({tco_nic_ports}>{tco_switch_ports},1,0)",
+    "tco_leaf_switches": "=ROUNDUP(ROUND({tco_nic_ports}/({tco_switch_ports}"
+    "*IF({tco_two_tier_flag}=1,{tco_leaf_downlink_frac},1)),c_count_ceil_digits),0)",
+    "tco_spine_switches": "={tco_two_tier_flag}*ROUNDUP(ROUND({tco_leaf_switches}*(1-{tco_leaf_downlink_frac}),"
     "c_count_ceil_digits),0)",
-    "tco_network_capex_usd": "={tco_switches}*{tco_switch_usd}",
+    "tco_switches": "={tco_leaf_switches}+{tco_spine_switches}",
+    # a non-blocking tree has as many leaf uplinks as downlinks (at a half split)
+    "tco_links": "={tco_nic_ports}+{tco_two_tier_flag}*{tco_nic_ports}*(1-{tco_leaf_downlink_frac})"
+    "/{tco_leaf_downlink_frac}",
+    "tco_optics_usd_per_link": _blank_default("cost.optics_usd_per_link"),
+    "tco_optics_capex_usd": "={tco_links}*{tco_optics_usd_per_link}",
+    "tco_switch_capex_usd": "={tco_switches}*{tco_switch_usd}",
+    "tco_network_capex_usd": "={tco_switch_capex_usd}+{tco_optics_capex_usd}",
     "tco_server_capex_usd": "={tco_nodes}*{cost_server_capex_usd}",
     "tco_capex_usd": "={tco_server_capex_usd}+{tco_network_capex_usd}",
     "tco_serving_storage_TB": "={infer_weights_GB}*c_GB/c_TB",
@@ -31,12 +41,23 @@ ITEMS = {
     "tco_storage_TB": "=IF({purpose_training_flag}=1,{storage_total_TB},{tco_serving_storage_TB})",
     "tco_storage_usd_per_TB_month": _blank_default("cost.storage_usd_per_TB_month"),
     "tco_storage_per_year_usd": "={tco_storage_TB}*{tco_storage_usd_per_TB_month}*c_cost_months_per_year",
-    # T8 opex: N x TDP x PUE x price per kWh x 8760 h
-    "tco_power_per_year_usd": "={tco_gpus_owned}*{power_usd_per_gpu_hour}*c_hours_per_year",
-    "tco_staff_per_year_usd": "={cost.staff_usd_per_year}",
-    "tco_support_per_year_usd": "={tco_capex_usd}*{cost.support_frac_of_capex_per_year}",
-    "tco_opex_per_year_usd": "={tco_power_per_year_usd}+{tco_storage_per_year_usd}+{tco_staff_per_year_usd}"
-    "+{tco_support_per_year_usd}",
+    "tco_gpu_power_kW": "={tco_gpus_owned}*{gpu_tdp_W}/c_kilo",
+    "tco_host_power_W_per_server": _blank_default("cost.host_power_W_per_server"),
+    "tco_host_power_kW": "={tco_nodes}*{tco_host_power_W_per_server}/c_kilo",
+    "tco_network_power_kW": "={tco_switches}*d_switch_power_W/c_kilo",
+    "tco_it_power_kW": "={tco_gpu_power_kW}+{tco_host_power_kW}+{tco_network_power_kW}",
+    # T8 opex, for the whole IT load: kW x PUE x price per kWh x 8760 h
+    "tco_power_per_year_usd": "={tco_it_power_kW}*{cost_pue}*{cost_electricity_usd_per_kWh}*c_hours_per_year",
+    "tco_space_usd_per_kW_month": _blank_default("cost.space_usd_per_kW_month"),
+    "tco_space_per_year_usd": "={tco_it_power_kW}*{tco_space_usd_per_kW_month}*c_cost_months_per_year",
+    "tco_staff_fte": "=ROUNDUP(ROUND({tco_gpus_owned}/d_staff_gpus_per_fte,c_count_ceil_digits),0)",
+    # a staff figure typed on the Plan wins; blank = people x loaded cost per person-year
+    "tco_staff_per_year_usd": "=IF(ISBLANK({cost.staff_usd_per_year}),{tco_staff_fte}*d_staff_usd_per_fte_year,"
+    "{cost.staff_usd_per_year})",
+    "tco_support_frac": _blank_default("cost.support_frac_of_capex_per_year"),
+    "tco_support_per_year_usd": "={tco_capex_usd}*{tco_support_frac}",
+    "tco_opex_per_year_usd": "={tco_power_per_year_usd}+{tco_storage_per_year_usd}+{tco_space_per_year_usd}"
+    "+{tco_staff_per_year_usd}+{tco_support_per_year_usd}",
     "tco_years": "={cost_depreciation_years}",
     "tco_depreciation_per_year_usd": "={tco_capex_usd}/{tco_years}",
     # T8: capex + opex x years; per GPU-hour over every hour of the horizon

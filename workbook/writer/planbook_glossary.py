@@ -20,8 +20,11 @@ TERMS = (
      "Scenarios sheet"),
     ("Cheapest fix", "For a plan that fails a check: the change of one input that alone makes it pass (the budget, "
      "the GPU-hour price or the deadline).", "Cover"),
-    ("TCO", "Total cost of ownership of buying the cluster: capex (servers, network) plus opex (power with PUE, "
-     "storage, staff, support) over the depreciation horizon.", "TCO sheet"),
+    ("TCO", "Total cost of ownership of buying the cluster: capex (servers, network with optics) plus opex (power "
+     "with PUE, space, storage, staff, support) over the depreciation horizon.", "TCO sheet"),
+    ("NPV", "Net present value: each year's cash discounted to today at the discount rate, (1 + rate)^-year. Buy "
+     "and rent are compared by NPV over the same years; buying counts the hardware's residual value as an "
+     "inflow.", "TCO sheet"),
     ("Capex / opex", "Capital expenditure (one-off purchases) / operating expenditure (recurring costs).",
      "TCO sheet"),
     ("PUE", "Power usage effectiveness: data-centre power over IT power (1.0 = no cooling overhead).",

@@ -76,6 +76,8 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "USD/GPU": _WHOLE_DOLLARS,
     "USD/server": _WHOLE_DOLLARS,
     "USD/switch": _WHOLE_DOLLARS,
+    "USD/link": _WHOLE_DOLLARS,
+    "USD/FTE-year": _WHOLE_DOLLARS,
     "USD/day": _WHOLE_DOLLARS,
     "USD/month": _WHOLE_DOLLARS,
     "USD/year": _WHOLE_DOLLARS,
@@ -85,6 +87,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "USD/kWh": _MONEY_RATE,
     "USD/GB": _MONEY_RATE,
     "USD/TB-month": _MONEY_RATE,
+    "USD/kW-month": _MONEY_RATE,
     "USD/request": Decimals(prefix="$", min_dec=4, max_dec=6),
     # shares, ratios, flags
     "fraction": Decimals(percent=True, min_dec=1, max_dec=3),
@@ -93,7 +96,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "code": "0",
     "exponent": Decimals(sig=3, max_dec=2),
     # counts: thousands separators; magnitudes (T, B, M) from a million up
-    **{u: _COUNT for u in ("count", "tokens", "sequences", "requests", "replicas", "instances", "params", "stage", "GPUs", "nodes", "layers", "heads", "ranks", "rails",
+    **{u: _COUNT for u in ("count", "tokens", "sequences", "requests", "replicas", "instances", "params", "stage", "GPUs", "FTE", "GPUs/FTE", "nodes", "layers", "heads", "ranks", "rails",
                             "steps", "chunks", "cores", "checkpoints", "failures", "tensors", "ops", "digits",
                             "forward-equivalents", "tokens/s", "tokens/param", "series/GPU", "elements")},
     "passes": Decimals(sig=3, max_dec=2),
@@ -115,6 +118,7 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "TOPS": "#,##0.0",
     "PFLOP/s": "#,##0.0",
     "W": "#,##0",
+    "kW": "#,##0.0",
     # time: seconds down to the microsecond, GPU-hours whole
     "s": Decimals(sig=2, max_dec=6),
     "ms": _TIME,
