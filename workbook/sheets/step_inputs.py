@@ -37,9 +37,11 @@ TABLES = {
                                      "weight_bytes": r.weight_bytes}) for n, r in fp8.RECIPES.items()],
                       "TE, torchao, DeepSeek-V3 FP8 recipes; rowwise, blockwise rates estimated"),
     "st_framework": ("id", [(f.id, {"gemm_factor": f.gemm_efficiency_factor, "attn_factor":
-                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor})
+                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor,
+                                    "reserve_frac": f.allocator_reserve_frac})
                              for f in shipped_frameworks().values()],
-                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM"),
+                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM; its caching "
+                     "allocator's reserve (GMLake, ASPLOS 2024)"),
     "st_precision": ("name", [(p, {"act_bytes": ACT_BYTES[p]}) for p in get_args(Precision)],
                      "docs/step_time.md (BF16 activations; FP32 4 B)"),
 }
