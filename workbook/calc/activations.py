@@ -153,8 +153,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "act_recompute_option": float(get_args(Recompute).index(t.recompute) + 1),
         "act_dense_layer_GB": layer(dense_shape, t.recompute),
         "act_moe_layer_GB": layer(moe_shape, t.recompute) if moe else 0.0,
-        "act_dense_work_GB": layer(dense_shape, "none") - layer(dense_shape, t.recompute),
-        "act_moe_work_GB": layer(moe_shape, "none") - layer(moe_shape, t.recompute) if moe else 0.0,
+        "act_dense_work_GB": max(0.0, layer(dense_shape, "none") - layer(dense_shape, t.recompute)),
+        "act_moe_work_GB": max(0.0, layer(moe_shape, "none") - layer(moe_shape, t.recompute)) if moe else 0.0,
         "act_embedding_GB": ra.embedding_saved_bytes(**common, dropout=kw["dropout"]) / GB,
         "act_output_layer_GB": ra.output_layer_saved_bytes(
             **common, vocab=float(m.vocab), norm=m.norm, bytes_per_element=kw["bytes_per_element"]) / GB,

@@ -573,7 +573,9 @@ def activations_per_gpu(
         stored = layer_activation_bytes(**shape, **common, recompute=recompute,
                                         recompute_modules=recompute_modules)
         none = layer_activation_bytes(**shape, **common, recompute="none")
-        per_kind[kind] = (stored, none - stored)
+        # op-level SAC under TP can keep more than no recompute (it saves the down projection's tokens x d
+        # partial sums): nothing is recomputed beyond the layer's own tensors, so the working set is at least 0
+        per_kind[kind] = (stored, max(0.0, none - stored))
 
     starts = list(itertools.accumulate(layer_counts[:-1], initial=0))  # first layer of each stage
 

@@ -79,8 +79,9 @@ ITEMS = {
     "{act_dense_layer_none_GB}-{act_scores_GB},{act_layer_input_GB},{act_op_sac_layer_GB})",
     "act_moe_layer_GB": "=CHOOSE({act_recompute_option},{act_moe_layer_none_GB},"
     "{act_moe_layer_none_GB}-{model_moe}*{act_scores_GB},{model_moe}*{act_layer_input_GB},{act_moe_layer_none_GB})",
-    "act_dense_work_GB": "={act_dense_layer_none_GB}-{act_dense_layer_GB}",
-    "act_moe_work_GB": "={act_moe_layer_none_GB}-{act_moe_layer_GB}",
+    # at least 0: op-level SAC under TP can keep more than no recompute (the down projection's partial sums)
+    "act_dense_work_GB": "=MAX(0,{act_dense_layer_none_GB}-{act_dense_layer_GB})",
+    "act_moe_work_GB": "=MAX(0,{act_moe_layer_none_GB}-{act_moe_layer_GB})",
     "act_embedding_GB": "=({act_tokens}*c_act_token_id_bytes+{act_dropout_flag}*{act_hidden_tokens}"
     "*{model_d_model}*c_act_mask_bytes)/c_GB",
     "act_output_layer_GB": f"=({{act_hidden_tokens}}*(c_two*{{model_d_model}}*{_E}+{{act_norm_stats_width}}"
