@@ -172,8 +172,7 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
         row += 2
         w.text(sheet, row, 0, title, "block", "label")
         row = line_rows(w, sheet, row, rows, results, plan)
-    row = _write_ask_by_year(w, sheet, row, results)
-    last = row
+    last = row  # the years are the TCO sheet's and the Cost Breakdown's: the Recommendation prints on one page
     # beside the plan: the alternatives (every scenario column), so the page holds both
     row, col0 = HEAD, 5  # the names share the table's header row
     w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
