@@ -495,6 +495,31 @@ def accuracy() -> str:
     return "; ".join([one("training"), one("serving")])
 
 
+def serving_residuals_table() -> str:
+    """Leave-one-publication-out error of the serving points per publication (`workbook validate --cv`):
+    where the serving residual sits (docs/validation.md "Serving residuals by publication")."""
+    from pathlib import Path as _P
+
+    from workbook.calibrate.report import GROUPS, errors
+
+    cal = cross_validated()
+    err = errors(cal, cal.ours_cv)
+    rows: dict[str, list[tuple[float, bool]]] = {}
+    for i, pt in enumerate(cal.ev.points):
+        if pt.kind not in GROUPS["serving"] or err[i] != err[i]:
+            continue
+        key = f"{pt.case.publication} ({_P(pt.case.file).stem})"
+        rows.setdefault(key, []).append((float(err[i]), abs(err[i]) <= pt.case.point.tolerance))
+    total = sum(abs(e) for r in rows.values() for e, _ in r)
+    out = ["| publication (file) | points | mean error | mean abs error | within tolerance | share of the summed abs error |",
+           "|---|---|---|---|---|---|"]
+    for key, r in sorted(rows.items(), key=lambda kv: -sum(abs(e) for e, _ in kv[1])):
+        a = sum(abs(e) for e, _ in r)
+        out.append(f"| {key} | {len(r)} | {100 * sum(e for e, _ in r) / len(r):+.1f} % | {100 * a / len(r):.1f} % | "
+                   f"{sum(ok for _, ok in r)} of {len(r)} | {100 * a / total:.0f} % |")
+    return "\n".join(out)
+
+
 #: key -> (the doc that quotes it, the function that computes it)
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
@@ -534,6 +559,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "validate-summary": ("docs/validation.md", validate_summary),
     "table-serving-points": ("docs/validation.md", serving_points_table),
+    "table-serving-residuals": ("docs/validation.md", serving_residuals_table),
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
     "table-activations": ("docs/activations.md", activations_table),
