@@ -466,6 +466,14 @@ def tco_17_9_4() -> str:
             f"${t['tco_npv_rent_usd']:,.0f}")
 
 
+def tco_17_9_4_verdict() -> str:
+    """Which of rent and buy is cheaper by NPV for the 17.9.4 request's GPUs (docs/finance.md)."""
+    t = _outcome("17.9.4-70b-h800.yaml").data["tco"]
+    what = "Buying" if t["tco_buy_cheaper_flag"] else "Renting"
+    return (f"{what} the same {t['tco_gpus_owned']:,.0f} GPUs{' 24/7' if what == 'Renting' else ''} for "
+            f"{t['tco_years']:g} years is the cheaper option by NPV")
+
+
 def _money(x: float) -> str:
     return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
 
@@ -640,18 +648,57 @@ def _book_search(request: str, **update):
     return search(load_request(ROOT / "catalog" / "requests" / request, catalog).model_copy(update=update), catalog)
 
 
+def _book_layout(ev) -> str:
+    s, lay = ev.screened.layout.shape, ev.screened.layout
+    return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, mb {s.micro_batch} x GA {lay.grad_accum}"
+
+
 def book_17_9_1(style: str) -> str:
-    """What the search answers for 17.9.1, billed and actual, reserved and on-demand (docs/planner.md: ``planner``;
-    docs/engineering.md: ``engineering``)."""
+    """What the search answers for 17.9.1: GPUs, days, billed and actual cost, reserved and on-demand, layout and
+    memory (docs/planner.md: ``planner``; docs/engineering.md: ``engineering``)."""
     res, od = _book_search("17.9.1-llama-7b-h800.yaml"), _book_search("17.9.1-llama-7b-h800.yaml", price_basis="on_demand")
-    q, qo = res.plans[0].q, od.plans[0].q
+    ev = res.plans[0]
+    q, qo, n = ev.q, od.plans[0].q, ev.screened.layout.num_gpus
     billed, actual = q["train_cost_target_usd"], q["train_cost_usd"]
     if style == "planner":
-        return (f"{_money(billed)} billed, {_money(actual)} actual ({_money(qo['train_cost_target_usd'])} / "
-                f"{_money(qo['train_cost_usd'])} on-demand)")
+        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {_money(billed)} billed, "
+                f"{_money(actual)} actual ({_money(qo['train_cost_target_usd'])} / {_money(qo['train_cost_usd'])} "
+                f"on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
     price = q["gpu_hour_usd"]
-    return (f"{billed / price:,.0f} GPU-h billed, {_money(billed)} / {_money(qo['train_cost_target_usd'])}, actual "
-            f"{actual / price:,.0f} GPU-h = {_money(actual)} / {_money(qo['train_cost_usd'])}")
+    return (f"{n} H800 ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days; C = "
+            f"{q['train_total_FLOPs']:.4g}; ".replace("e+", "e") +
+            f"{billed / price:,.0f} GPU-h billed, {_money(billed)} / {_money(qo['train_cost_target_usd'])}, actual "
+            f"{actual / price:,.0f} GPU-h = {_money(actual)} / {_money(qo['train_cost_usd'])}; "
+            f"{_book_layout(ev)}; {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
+
+
+@lru_cache(maxsize=None)
+def _book_17_9_2_at(mfu: float, target_days: float):
+    """17.9.2 searched at the book's other MFU and a deadline it just meets (tests/planner/test_book_cases.py)."""
+    from workbook.catalog import load_catalog
+    from workbook.planner.request import load_request
+    from workbook.planner.search import search
+
+    catalog = load_catalog()
+    req = load_request(ROOT / "catalog" / "requests" / "17.9.2-moe-h800.yaml", catalog)
+    book = req.book.model_copy(update={"mfu": mfu})
+    return search(req.model_copy(update={"book": book, "target_days": target_days}), catalog)
+
+
+def book_17_9_2(style: str) -> str:
+    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md, docs/engineering.md)."""
+    ev = _book_search("17.9.2-moe-h800.yaml").plans[0]
+    q, lay = ev.q, ev.screened.layout
+    other = _book_17_9_2_at(0.35, 131.7).plans[0]
+    s = lay.shape
+    head = f"{lay.num_gpus} GPUs" + (f" ({q['plan_nodes']:.0f} nodes)" if style == "engineering" else "")
+    head += (f", {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, {other.q['train_days']:.2f} days "
+             f"at {other.q['train_mfu']:.2f}); ")
+    layout = f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, " + ("no EP" if s.ep == 1 else f"EP {s.ep}")
+    if style == "planner":
+        return head + layout
+    return (head + f"C = {q['train_total_FLOPs']:.4g}; ".replace("e+", "e") + layout +
+            f", {q['zero_total_per_gpu_GB']:.2f} GB, comm share {q['comm_share_frac']:.3f}")
 
 
 def book_17_9_3(style: str) -> str:
@@ -731,6 +778,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
     "tco-17.9.4": ("docs/finance.md", tco_17_9_4),
+    "tco-17.9.4-verdict": ("docs/finance.md", tco_17_9_4_verdict),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
     "priced-17.9.4": ("README.md", priced_17_9_4),
@@ -764,6 +812,8 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
     "book-17.9.1": ("docs/planner.md", lambda: book_17_9_1("planner")),
     "book-17.9.1-engineering": ("docs/engineering.md", lambda: book_17_9_1("engineering")),
+    "book-17.9.2": ("docs/planner.md", lambda: book_17_9_2("planner")),
+    "book-17.9.2-engineering": ("docs/engineering.md", lambda: book_17_9_2("engineering")),
     "book-17.9.3": ("docs/planner.md", lambda: book_17_9_3("planner")),
     "book-17.9.3-engineering": ("docs/engineering.md", lambda: book_17_9_3("engineering")),
     "book-17.9.4": ("docs/planner.md", book_17_9_4),
