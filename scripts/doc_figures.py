@@ -240,6 +240,92 @@ def activations_table() -> str:
     return "\n".join(lines)
 
 
+def _pct(x: float, digits: int) -> str:
+    """A signed percentage with a typographic minus, as docs/activations.md prints errors."""
+    return f"{'−' if x < 0 else '+'}{abs(x):.{digits}f}%"
+
+
+def activations_fig7_table() -> str:
+    """Korthikanti Figure 7 (percent of the TP-only no-recompute baseline, transformer layers): published / ours
+    (docs/activations.md; tests/reference/test_activations.py)."""
+    from tests.reference import test_activations as t
+
+    modes = ("seq", "sel", "seqsel", "full")
+    lines = ["| model | SP | selective | SP + selective | full |", "|---|---|---|---|---|"]
+    for name, pubs in t.FIG7_PCT.items():
+        base = t.korthikanti_run(name, "none")["layers_bytes"]
+        cells = []
+        for mode in modes:
+            ours = t.korthikanti_run(name, mode)["layers_bytes"] / base * 100
+            cells.append(f"{pubs[mode]:.2f} / {ours:.2f} ({_pct(100 * (ours / pubs[mode] - 1), 1)})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def activations_state_table() -> str:
+    """Korthikanti Figure 1's weights and optimizer state per GPU at 18 B/param: published, the middle stage and
+    the embedding stage (docs/activations.md; tests/reference/test_sharded_state.py)."""
+    from tests.reference import test_sharded_state as t
+    from workbook.reference import sharded_state as ss
+
+    lines = ["| model | layout | published GiB | ours, middle stage | error | ours, embedding stage (the most loaded) "
+             "| error |", "|---|---|---|---|---|---|---|"]
+    for name, (m, n, tp, pp, pub) in t.FIG1_STATE.items():
+        most = ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, recipe="bf16_fp32_grads")["total_GiB"]
+        if pp > 1:
+            mid = ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, stage=pp // 2)["total_GiB"]
+            middle = f"{mid:.2f} | {_pct(100 * (mid / pub - 1), 2)}"
+        else:
+            middle = "— | —"
+        lines.append(f"| {name} | TP{tp} PP{pp} | {pub:.2f} | {middle} | {most:.2f} | {_pct(100 * (most / pub - 1), 1)} |")
+    return "\n".join(lines)
+
+
+_DSV3 = dict(num_gpus=2048, tp=1, pp=16, ep=64, zero_stage=1, recipe="deepseek_v3")  # as test_sharded_state.py
+
+
+def activations_deepseek_table() -> str:
+    """DeepSeek-V3 on 2,048 H800 (PP16 x EP64, ZeRO-1, DualPipe, 1 x 4096 tokens): the worst rank's state,
+    activations and total with the runtime overhead, per activation setting (docs/activations.md; the setting of
+    tests/reference/test_sharded_state.py::test_deepseek_v3_fits_80GB_h800)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import activations as act
+    from workbook.reference import sharded_state as ss
+    from workbook.reference.train_memory import DEFAULT_OVERHEAD_GB
+    from workbook.units import GB
+
+    catalog = load_catalog()
+    m, hbm = catalog.model("deepseek-v3"), catalog.gpu("h800").hbm_GB
+    state = ss.model_state_per_gpu(m, **_DSV3, dualpipe=True)["per_stage"]
+    kw = dict(seq_len=4096, micro_batch=1, tp=1, pp=16, schedule="dualpipe", flash_attention=True, dropout=False)
+    settings = (("no recompute", dict(recompute="none")),
+                ("selective (core_attn)", dict(recompute="selective")),
+                ("report's measures: layernorm, mla_up_proj, moe_act recomputed; FP8 Linear and SwiGLU inputs",
+                 dict(recompute="selective", recompute_modules={"layernorm", "mla_up_proj", "moe_act"},
+                      linear_input_bytes=1, expert_act_input_bytes=1)),
+                ("full recompute", dict(recompute="full")))
+    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
+             "|---|---|---|---|---|"]
+    for label, extra in settings:
+        per = act.activations_per_gpu(m, **kw, **extra)["per_stage"]
+        total, st, peak = max((s["total_bytes"] + a["peak_bytes"] + DEFAULT_OVERHEAD_GB * GB, s["total_bytes"],
+                               a["peak_bytes"]) for s, a in zip(state, per))
+        lines.append(f"| {label} | {st / GB:.1f} | {peak / GB:.1f} | {total / GB:.1f} | "
+                     f"{'yes' if total < hbm * GB else 'no'} |")
+    return "\n".join(lines)
+
+
+def deepseek_state_without_ep() -> str:
+    """DeepSeek-V3's state per GPU without EP sharding the experts (docs/activations.md)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import sharded_state as ss
+
+    m = load_catalog().model("deepseek-v3")
+    dual = ss.model_state_per_gpu(m, **{**_DSV3, "ep": 1}, dualpipe=True)["total_GB"]
+    single = ss.model_state_per_gpu(m, **{**_DSV3, "ep": 1})["total_GB"]
+    return f"the state alone would be {dual:.0f} GB per GPU with DualPipe ({single:.0f} GB without)"
+
+
 def bad_corpus() -> str:
     """The size of the bad-input corpus (docs/engineering.md)."""
     return f"The corpus of {len(list((ROOT / 'tests' / 'data' / 'bad').glob('*.yaml')))} bad files"
@@ -812,6 +898,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
     "book-17.9.1": ("docs/planner.md", lambda: book_17_9_1("planner")),
     "book-17.9.1-engineering": ("docs/engineering.md", lambda: book_17_9_1("engineering")),
+    "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
     "book-17.9.2": ("docs/planner.md", lambda: book_17_9_2("planner")),
     "book-17.9.2-engineering": ("docs/engineering.md", lambda: book_17_9_2("engineering")),
     "book-17.9.3": ("docs/planner.md", lambda: book_17_9_3("planner")),
@@ -827,6 +914,9 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
     "table-activations": ("docs/activations.md", activations_table),
+    "table-activations-fig7": ("docs/activations.md", activations_fig7_table),
+    "table-activations-state": ("docs/activations.md", activations_state_table),
+    "table-activations-deepseek": ("docs/activations.md", activations_deepseek_table),
     "plan-17.9.4-output": ("docs/engineering.md", lambda: plan_output("17.9.4-70b-h800.yaml")),
     "plan-serve-70b-chat-output": ("docs/engineering.md", lambda: plan_output("serve-70b-chat.yaml")),
     "table-17.9.6": ("docs/engineering.md", table_1796),
