@@ -268,6 +268,90 @@ def op_sac_llama3_8b() -> str:
                                          n_kv_heads=m.n_kv_heads, ffn=m.ffn)
     return (f"keeps {op:.2f} GB per layer against {none:.2f} GB without recompute and {full:.2f} GB with full "
             f"recompute, and recomputes {frac:.3f} of its matmul FLOPs")
+def _pct(x: float, digits: int) -> str:
+    """A signed percentage with a typographic minus, as docs/activations.md prints errors."""
+    return f"{'−' if x < 0 else '+'}{abs(x):.{digits}f}%"
+
+
+def activations_fig7_table() -> str:
+    """Korthikanti Figure 7 (percent of the TP-only no-recompute baseline, transformer layers): published / ours
+    (docs/activations.md; tests/reference/test_activations.py)."""
+    from tests.reference import test_activations as t
+
+    modes = ("seq", "sel", "seqsel", "full")
+    lines = ["| model | SP | selective | SP + selective | full |", "|---|---|---|---|---|"]
+    for name, pubs in t.FIG7_PCT.items():
+        base = t.korthikanti_run(name, "none")["layers_bytes"]
+        cells = []
+        for mode in modes:
+            ours = t.korthikanti_run(name, mode)["layers_bytes"] / base * 100
+            cells.append(f"{pubs[mode]:.2f} / {ours:.2f} ({_pct(100 * (ours / pubs[mode] - 1), 1)})")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def activations_state_table() -> str:
+    """Korthikanti Figure 1's weights and optimizer state per GPU at 18 B/param: published, the middle stage and
+    the embedding stage (docs/activations.md; tests/reference/test_sharded_state.py)."""
+    from tests.reference import test_sharded_state as t
+    from workbook.reference import sharded_state as ss
+
+    lines = ["| model | layout | published GiB | ours, middle stage | error | ours, embedding stage (the most loaded) "
+             "| error |", "|---|---|---|---|---|---|---|"]
+    for name, (m, n, tp, pp, pub) in t.FIG1_STATE.items():
+        most = ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, recipe="bf16_fp32_grads")["total_GiB"]
+        if pp > 1:
+            mid = ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, stage=pp // 2)["total_GiB"]
+            middle = f"{mid:.2f} | {_pct(100 * (mid / pub - 1), 2)}"
+        else:
+            middle = "— | —"
+        lines.append(f"| {name} | TP{tp} PP{pp} | {pub:.2f} | {middle} | {most:.2f} | {_pct(100 * (most / pub - 1), 1)} |")
+    return "\n".join(lines)
+
+
+_DSV3 = dict(num_gpus=2048, tp=1, pp=16, ep=64, zero_stage=1, recipe="deepseek_v3")  # as test_sharded_state.py
+
+
+def activations_deepseek_table() -> str:
+    """DeepSeek-V3 on 2,048 H800 (PP16 x EP64, ZeRO-1, DualPipe, 1 x 4096 tokens): the worst rank's state,
+    activations and total with the runtime overhead, per activation setting (docs/activations.md; the setting of
+    tests/reference/test_sharded_state.py::test_deepseek_v3_fits_80GB_h800)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import activations as act
+    from workbook.reference import sharded_state as ss
+    from workbook.reference.train_memory import DEFAULT_OVERHEAD_GB
+    from workbook.units import GB
+
+    catalog = load_catalog()
+    m, hbm = catalog.model("deepseek-v3"), catalog.gpu("h800").hbm_GB
+    state = ss.model_state_per_gpu(m, **_DSV3, dualpipe=True)["per_stage"]
+    kw = dict(seq_len=4096, micro_batch=1, tp=1, pp=16, schedule="dualpipe", flash_attention=True, dropout=False)
+    settings = (("no recompute", dict(recompute="none")),
+                ("selective (core_attn)", dict(recompute="selective")),
+                ("report's measures: layernorm, mla_up_proj, moe_act recomputed; FP8 Linear and SwiGLU inputs",
+                 dict(recompute="selective", recompute_modules={"layernorm", "mla_up_proj", "moe_act"},
+                      linear_input_bytes=1, expert_act_input_bytes=1)),
+                ("full recompute", dict(recompute="full")))
+    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
+             "|---|---|---|---|---|"]
+    for label, extra in settings:
+        per = act.activations_per_gpu(m, **kw, **extra)["per_stage"]
+        total, st, peak = max((s["total_bytes"] + a["peak_bytes"] + DEFAULT_OVERHEAD_GB * GB, s["total_bytes"],
+                               a["peak_bytes"]) for s, a in zip(state, per))
+        lines.append(f"| {label} | {st / GB:.1f} | {peak / GB:.1f} | {total / GB:.1f} | "
+                     f"{'yes' if total < hbm * GB else 'no'} |")
+    return "\n".join(lines)
+
+
+def deepseek_state_without_ep() -> str:
+    """DeepSeek-V3's state per GPU without EP sharding the experts (docs/activations.md)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import sharded_state as ss
+
+    m = load_catalog().model("deepseek-v3")
+    dual = ss.model_state_per_gpu(m, **{**_DSV3, "ep": 1}, dualpipe=True)["total_GB"]
+    single = ss.model_state_per_gpu(m, **{**_DSV3, "ep": 1})["total_GB"]
+    return f"the state alone would be {dual:.0f} GB per GPU with DualPipe ({single:.0f} GB without)"
 
 
 def bad_corpus() -> str:
@@ -496,6 +580,280 @@ def tco_17_9_4() -> str:
             f"${t['tco_npv_rent_usd']:,.0f}")
 
 
+def tco_17_9_4_verdict() -> str:
+    """Which of rent and buy is cheaper by NPV for the 17.9.4 request's GPUs (docs/finance.md)."""
+    t = _outcome("17.9.4-70b-h800.yaml").data["tco"]
+    what = "Buying" if t["tco_buy_cheaper_flag"] else "Renting"
+    return (f"{what} the same {t['tco_gpus_owned']:,.0f} GPUs{' 24/7' if what == 'Renting' else ''} for "
+            f"{t['tco_years']:g} years is the cheaper option by NPV")
+
+
+def _money(x: float) -> str:
+    return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
+
+
+def _signed(x: float, digits: int = 0) -> str:
+    return f"{'-' if x < 0 else '+'}${abs(x):,.{digits}f}"
+
+
+@lru_cache(maxsize=None)
+def _plan_q(request: str, scenario: str) -> dict:
+    """Every named quantity of one column of a shipped request's plan workbook (its full calculation)."""
+    from workbook.calc import compute
+    from workbook.catalog import load_catalog
+
+    sc = next(s for s in _outcome(request).scenarios if s.name == scenario)
+    return compute(sc, load_catalog())
+
+
+def tco_table(request: str) -> str:
+    """The owned-cluster TCO of a shipped request's recommended plan, as `workbook plan --json`'s `tco` holds it
+    (docs/finance.md)."""
+    o = _outcome(request).data
+    t = o["tco"]
+    serving = t["purpose"] == "serving"
+    p = o["serving"]["recommended"] if serving else o["training"]["recommended"]
+    years = f"{t['tco_years']:g} years"
+    if serving:
+        what = (f"{p['layout']}" if p["kind"] == "disaggregated" else
+                f"{p['replicas']} replicas of {p['gpu'].upper()} TP{p['tp']}")
+        plan = f"{what}, {p['num_gpus']:,} GPUs at ${p['gpu_hour_usd']:.2f}/GPU-h ({o['request']['price_basis']})"
+    else:
+        plan = (f"{p['gpu'].upper()} x {p['num_gpus']:,} ({p['nodes']:.0f} nodes) at ${p['gpu_hour_usd']:.2f}/GPU-h "
+                f"({o['request']['price_basis']})")
+    if t["tco_spine_switches"]:
+        switches = f"{t['tco_leaf_switches']:,.0f} leaves + {t['tco_spine_switches']:,.0f} spines"
+    else:
+        switches = f"{t['tco_leaf_switches']:,.0f} leaf" + ("" if t["tco_leaf_switches"] == 1 else "s")
+    rent = f"{_money(t['tco_rent_total_usd'])} over {years}"
+    if serving:
+        rent = f"{_money(t['tco_rent_per_year_usd'])} a year = 12 x the plan's {_money(p['usd_per_month'])}/month; " + rent
+    saving = t["tco_npv_buy_saving_usd"]
+    rows = [
+        ("plan", plan),
+        ("GPUs owned / servers bought", f"{t['tco_gpus_owned']:,.0f} / {t['tco_nodes']:,.0f}"),
+        ("servers", _money(t["tco_server_capex_usd"])),
+        ("switches", f"{switches} ({_money(t['tco_switch_capex_usd'])}) and {t['tco_links']:,.0f} links of optics "
+                     f"({_money(t['tco_optics_capex_usd'])})"),
+        ("hardware capex", _money(t["tco_capex_usd"])),
+        ("opex", f"{_money(t['tco_opex_per_year_usd'])} a year (power with PUE {_money(t['tco_power_per_year_usd'])}, "
+                 f"space {_money(t['tco_space_per_year_usd'])}, storage {_money(t['tco_storage_per_year_usd'])}, "
+                 f"staff {_money(t['tco_staff_per_year_usd'])}, support {_money(t['tco_support_per_year_usd'])})"),
+        ("TCO", f"{_money(t['tco_total_usd'])} over {years}, or ${t['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour "
+                "all-in"),
+        ("renting the same GPUs 24/7", f"{rent} (TCO is {100 * t['tco_vs_rent_frac']:.1f} % of it)"),
+        (f"NPV at {100 * t['tco_discount_rate_frac']:g} %, buy (residual {_money(t['tco_residual_usd'])}) vs rent",
+         f"{_money(t['tco_npv_owned_usd'])} vs {_money(t['tco_npv_rent_usd'])}: "
+         f"{'buying' if saving > 0 else 'renting'} is cheaper by {_money(abs(saving))}"),
+    ]
+    return "\n".join(["| item | value |", "|---|---:|", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+def tco_default_1796() -> str:
+    """The default workbook's 17.9.6 70B serving scenario on H800: the GPUs it owns and its TCO (docs/finance.md)."""
+    v = _calc("17.9.6-70b-inference-h800")
+    return (f"owns {v['tco_gpus_owned']:,.0f} GPUs in {v['tco_nodes']:,.0f} server"
+            f"{'' if v['tco_nodes'] == 1 else 's'}: capex {_money(v['tco_capex_usd'])}, {v['tco_years']:g}-year TCO "
+            f"{_money(v['tco_total_usd'])}, or ${v['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour, "
+            f"{100 * v['tco_vs_rent_frac']:.0f} % of renting its {v['tco_gpus_owned']:,.0f} GPUs 24/7 "
+            f"({_money(v['tco_rent_total_usd'])})")
+
+
+def serving_storage() -> str:
+    """What a serving column stores: the 70B's weights in BF16, one copy (serve-70b-chat; docs/finance.md)."""
+    t = _outcome("serve-70b-chat.yaml").data["tco"]
+    return f"{t['tco_storage_TB']:.3f} TB and {_money(t['tco_storage_per_year_usd'])} a year for the 70B in BF16"
+
+
+def serving_storage_planner() -> str:
+    """The same storage, in docs/planner.md's words."""
+    t = _outcome("serve-70b-chat.yaml").data["tco"]
+    return f"BF16: {t['tco_storage_TB']:.3f} TB, {_money(t['tco_storage_per_year_usd'])} a year"
+
+
+def _step(request: str, scenario: str) -> float:
+    """The sensitivity step (`cost.sensitivity_frac`) of one column of a request's plan workbook."""
+    return float(next(s for s in _outcome(request).scenarios if s.name == scenario).cost.sensitivity_frac)
+
+
+def _chat_sensitivity() -> tuple[dict, dict, dict, dict]:
+    """serve-70b-chat's recommended plan, its full calculation, and the H20 alternative's."""
+    sv = _outcome("serve-70b-chat.yaml").data["serving"]
+    rec, h20 = sv["recommended"], sv["alternatives"]["h20"]
+    return rec, _plan_q("serve-70b-chat.yaml", rec["scenario"]), h20, _plan_q("serve-70b-chat.yaml", h20["scenario"])
+
+
+def serving_sensitivity_table() -> str:
+    """The serving block of serve-70b-chat's Sensitivity sheet, and its TCO storage (docs/finance.md)."""
+    rec, q, h20, qh = _chat_sensitivity()
+    t = _outcome("serve-70b-chat.yaml").data["tco"]
+
+    def pair(d: str, per: str, digits: int) -> str:
+        return f"{_signed(q[f'srv_sens_{d}_{per}_low_usd'], digits)} / {_signed(q[f'srv_sens_{d}_{per}_high_usd'], digits)}"
+
+    rows = [
+        ("plan", f"{rec['replicas']} x {rec['gpu'].upper()} TP{rec['tp']} at ${rec['gpu_hour_usd']:.2f}/GPU-h, "
+                 f"{rec['load_rps']:g} requests/s; step {100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %"),
+        ("serving cost per month", _money(q["srv_sens_month_usd"])),
+        ("GPU-hour price -/+", f"{pair('price', 'dmonth', 0)} per month; {pair('price', 'd1M', 3)} per 1M output tokens"),
+        (f"arrival rate -/+ (replicas {q['srv_sens_replicas_low']:.0f} / "
+         f"{q['srv_sens_replicas_high']:.0f})", f"{pair('load', 'dmonth', 0)} per month; {pair('load', 'd1M', 3)} per 1M"),
+        ("output tokens -/+", f"{pair('output', 'd1M', 3)} per 1M (cost per 1M ${q['srv_sens_1M_usd']:.3f})"),
+        ("power price -/+", f"{pair('power', 'dmonth', 0)} per month (the owned fleet's power bill: GPUs, hosts, "
+                            "network, PUE)"),
+        (f"H20 alternative ({h20['replicas']} replicas, {_money(h20['usd_per_month'])}/month)",
+         f"replicas {qh['srv_sens_replicas_low']:.0f} / {qh['srv_sens_replicas_high']:.0f} at the rate -/+"),
+        ("TCO storage", f"{t['tco_storage_TB']:.3f} TB, ${t['tco_storage_per_year_usd']:,.2f} a year; "
+                        f"{t['tco_years']:g}-year TCO {_money(t['tco_total_usd'])}"),
+    ]
+    return "\n".join(["| row | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
+
+
+def serving_sensitivity_words() -> str:
+    """serve-70b-chat's serving sensitivity in docs/planner.md's words."""
+    rec, q, _, _ = _chat_sensitivity()
+
+    def g(d: str, per: str, tag: str, digits: int = 0) -> str:
+        return _signed(q[f"srv_sens_{d}_{per}_{tag}_usd"], digits)
+
+    s = f"{100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %"
+    return (f"M = {_money(q['srv_sens_month_usd'])}, price +/- ${q['srv_sens_price_dmonth_high_usd']:,.0f}; rate -{s} "
+            f"{q['srv_sens_replicas_low']:.0f} replicas ({g('load', 'dmonth', 'low')}), +{s} "
+            f"{q['srv_sens_replicas_high']:.0f} ({g('load', 'dmonth', 'high')}); power +/- "
+            f"${q['srv_sens_power_dmonth_high_usd']:,.0f}; U = ${q['srv_sens_1M_usd']:.3f}, price +/- "
+            f"${q['srv_sens_price_d1M_high_usd']:.3f}, output -{s} {g('output', 'd1M', 'low', 3)} / +{s} "
+            f"{g('output', 'd1M', 'high', 3)}, rate {g('load', 'd1M', 'low', 3)} / {g('load', 'd1M', 'high', 3)}")
+
+
+def early_estimate_17_9_4(style: str) -> str:
+    """The 17.9.4 request's early estimate (spec 17.9.4 steps 1, 2, 4, 5, 10) in docs/planner.md's words
+    (``planner``) or docs/engineering.md's (``engineering``)."""
+    o = _outcome("17.9.4-70b-h800.yaml").data
+    e, days = o["early_estimate"]["h800"], o["request"]["target_days"]
+    g, c = "H800", f"{e['C_total_FLOPs']:.3g}".replace("e+", "e")
+    if style == "planner":
+        return (f"C = {c}, MFU {e['MFU']:.2f}, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes), "
+                f"TP {e['TP']:.0f} x PP {e['PP']:.0f} x DP {e['DP']:.0f}, {e['T_actual_days']:.2f} days, "
+                f"{_money(e['cost_target_USD'])} for {days:g} days at ${e['gpu_hour_usd']:g}/GPU-h")
+    return (f"C = {c} FLOPs, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes) at MFU {e['MFU']:.2f}, "
+            f"{e['T_actual_days']:.2f} days, ${e['cost_target_USD'] / 1e6:.2f}M for the {days:g} days at "
+            f"${e['gpu_hour_usd']:g}/GPU-h")
+
+
+def tco_17_9_3_network() -> str:
+    """The 17.9.3 scenario's servers and the fat tree the TCO sheet prices for it (docs/finance.md)."""
+    v = _calc("17.9.3-gpt4-class-moe-h800")
+    per_server = v["tco_server_capex_usd"] / v["tco_nodes"]
+    ports = (v["tco_leaf_switches"] + v["tco_spine_switches"]) * v["tco_switch_ports"] / v["tco_nic_ports"]
+    return (f"servers ${v['tco_server_capex_usd'] / 1e6:.1f}M ({v['tco_nodes']:,.0f} x ${per_server / 1e3:.0f}K); "
+            f"the sheet prices {v['tco_leaf_switches']:,.0f} leaves + {v['tco_spine_switches']:,.0f} spines, "
+            f"{ports:g} ports per NIC")
+
+
+@lru_cache(maxsize=None)
+def _book_search(request: str, **update):
+    """The layout search of a shipped book-case request, with fields of the request changed (price basis,
+    fidelity)."""
+    from workbook.catalog import load_catalog
+    from workbook.planner.request import load_request
+    from workbook.planner.search import search
+
+    catalog = load_catalog()
+    return search(load_request(ROOT / "catalog" / "requests" / request, catalog).model_copy(update=update), catalog)
+
+
+def _book_layout(ev) -> str:
+    s, lay = ev.screened.layout.shape, ev.screened.layout
+    return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, mb {s.micro_batch} x GA {lay.grad_accum}"
+
+
+def book_17_9_1(style: str) -> str:
+    """What the search answers for 17.9.1: GPUs, days, billed and actual cost, reserved and on-demand, layout and
+    memory (docs/planner.md: ``planner``; docs/engineering.md: ``engineering``)."""
+    res, od = _book_search("17.9.1-llama-7b-h800.yaml"), _book_search("17.9.1-llama-7b-h800.yaml", price_basis="on_demand")
+    ev = res.plans[0]
+    q, qo, n = ev.q, od.plans[0].q, ev.screened.layout.num_gpus
+    billed, actual = q["train_cost_target_usd"], q["train_cost_usd"]
+    if style == "planner":
+        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {_money(billed)} billed, "
+                f"{_money(actual)} actual ({_money(qo['train_cost_target_usd'])} / {_money(qo['train_cost_usd'])} "
+                f"on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
+    price = q["gpu_hour_usd"]
+    return (f"{n} H800 ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days; C = "
+            f"{q['train_total_FLOPs']:.4g}; ".replace("e+", "e") +
+            f"{billed / price:,.0f} GPU-h billed, {_money(billed)} / {_money(qo['train_cost_target_usd'])}, actual "
+            f"{actual / price:,.0f} GPU-h = {_money(actual)} / {_money(qo['train_cost_usd'])}; "
+            f"{_book_layout(ev)}; {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
+
+
+@lru_cache(maxsize=None)
+def _book_17_9_2_at(mfu: float, target_days: float):
+    """17.9.2 searched at the book's other MFU and a deadline it just meets (tests/planner/test_book_cases.py)."""
+    from workbook.catalog import load_catalog
+    from workbook.planner.request import load_request
+    from workbook.planner.search import search
+
+    catalog = load_catalog()
+    req = load_request(ROOT / "catalog" / "requests" / "17.9.2-moe-h800.yaml", catalog)
+    book = req.book.model_copy(update={"mfu": mfu})
+    return search(req.model_copy(update={"book": book, "target_days": target_days}), catalog)
+
+
+def book_17_9_2(style: str) -> str:
+    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md, docs/engineering.md)."""
+    ev = _book_search("17.9.2-moe-h800.yaml").plans[0]
+    q, lay = ev.q, ev.screened.layout
+    other = _book_17_9_2_at(0.35, 131.7).plans[0]
+    s = lay.shape
+    head = f"{lay.num_gpus} GPUs" + (f" ({q['plan_nodes']:.0f} nodes)" if style == "engineering" else "")
+    head += (f", {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, {other.q['train_days']:.2f} days "
+             f"at {other.q['train_mfu']:.2f}); ")
+    layout = f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, " + ("no EP" if s.ep == 1 else f"EP {s.ep}")
+    if style == "planner":
+        return head + layout
+    return (head + f"C = {q['train_total_FLOPs']:.4g}; ".replace("e+", "e") + layout +
+            f", {q['zero_total_per_gpu_GB']:.2f} GB, comm share {q['comm_share_frac']:.3f}")
+
+
+def book_17_9_3(style: str) -> str:
+    """What the screen gives every layout of 17.9.3 that fits and meets the deadline, reserved and on-demand."""
+    r = _book_search("17.9.3-1.8t-moe.yaml").feasible_screened[0]
+    ro = _book_search("17.9.3-1.8t-moe.yaml", price_basis="on_demand").feasible_screened[0]
+    gpu_h = r.cost_usd / _calc_gpu_price("h800", "reserved")
+    if style == "planner":
+        return (f"every screened layout: {r.layout.num_gpus:,} GPUs, {r.days:.2f} days, {gpu_h / 1e6:.2f}M GPU-h, "
+                f"${r.cost_usd / 1e6:.1f}M / ${ro.cost_usd / 1e6:.1f}M")
+    return (f"every layout that fits and meets the deadline: {r.layout.num_gpus:,} GPUs, {r.days:.3f} days, "
+            f"{gpu_h / 1e6:.2f}M GPU-h, ${r.cost_usd / 1e6:.2f}M / ${ro.cost_usd / 1e6:.2f}M")
+
+
+def _calc_gpu_price(gpu: str, basis: str) -> float:
+    from workbook.catalog import load_catalog
+
+    return getattr(load_catalog().gpus[gpu], f"price_{basis}_usd_per_gpu_hour")
+
+
+def book_17_9_4() -> str:
+    """17.9.4 searched with the book's models (`fidelity: book`): days, cost of the target days, layout."""
+    ev = _book_search("17.9.4-70b-h800.yaml", fidelity="book").plans[0]
+    q, lay = ev.q, ev.screened.layout
+    s = lay.shape
+    return (f"{q['train_days']:.2f} days, {_money(q['train_cost_target_usd'])} for "
+            f"{_outcome('17.9.4-70b-h800.yaml').data['request']['target_days']:g} days; "
+            f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}")
+
+
+def compare_1796_table() -> str:
+    """scripts/compare_1796.py's table: 17.9.6 by the book's roofline and by the engine model
+    (docs/serving-overview.md)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compare_1796", ROOT / "scripts" / "compare_1796.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.table()
+
+
 @lru_cache(maxsize=None)
 def cross_validated():
     """`workbook validate --cv` of the shipped files (run once per process; scripts/accuracy_table.py's input)."""
@@ -525,6 +883,31 @@ def accuracy() -> str:
     return "; ".join([one("training"), one("serving")])
 
 
+def serving_residuals_table() -> str:
+    """Leave-one-publication-out error of the serving points per publication (`workbook validate --cv`):
+    where the serving residual sits (docs/validation.md "Serving residuals by publication")."""
+    from pathlib import Path as _P
+
+    from workbook.calibrate.report import GROUPS, errors
+
+    cal = cross_validated()
+    err = errors(cal, cal.ours_cv)
+    rows: dict[str, list[tuple[float, bool]]] = {}
+    for i, pt in enumerate(cal.ev.points):
+        if pt.kind not in GROUPS["serving"] or err[i] != err[i]:
+            continue
+        key = f"{pt.case.publication} ({_P(pt.case.file).stem})"
+        rows.setdefault(key, []).append((float(err[i]), abs(err[i]) <= pt.case.point.tolerance))
+    total = sum(abs(e) for r in rows.values() for e, _ in r)
+    out = ["| publication (file) | points | mean error | mean abs error | within tolerance | share of the summed abs error |",
+           "|---|---|---|---|---|---|"]
+    for key, r in sorted(rows.items(), key=lambda kv: -sum(abs(e) for e, _ in kv[1])):
+        a = sum(abs(e) for e, _ in r)
+        out.append(f"| {key} | {len(r)} | {100 * sum(e for e, _ in r) / len(r):+.1f} % | {100 * a / len(r):.1f} % | "
+                   f"{sum(ok for _, ok in r)} of {len(r)} | {100 * a / total:.0f} % |")
+    return "\n".join(out)
+
+
 #: key -> (the doc that quotes it, the function that computes it)
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
@@ -534,6 +917,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
     "tco-17.9.4": ("docs/finance.md", tco_17_9_4),
+    "tco-17.9.4-verdict": ("docs/finance.md", tco_17_9_4_verdict),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
     "priced-17.9.4": ("README.md", priced_17_9_4),
@@ -559,20 +943,45 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "book-examples": ("docs/engineering.md", book_examples),
     "op-sac-llama3-8b": ("docs/activations.md", op_sac_llama3_8b),
+    "tco-default-17.9.6": ("docs/finance.md", tco_default_1796),
+    "serving-storage": ("docs/finance.md", serving_storage),
+    "serving-storage-planner": ("docs/planner.md", serving_storage_planner),
+    "serving-sensitivity-words": ("docs/planner.md", serving_sensitivity_words),
+    "early-estimate-17.9.4": ("docs/planner.md", lambda: early_estimate_17_9_4("planner")),
+    "early-estimate-17.9.4-engineering": ("docs/engineering.md", lambda: early_estimate_17_9_4("engineering")),
+    "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
+    "book-17.9.1": ("docs/planner.md", lambda: book_17_9_1("planner")),
+    "book-17.9.1-engineering": ("docs/engineering.md", lambda: book_17_9_1("engineering")),
+    "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
+    "book-17.9.2": ("docs/planner.md", lambda: book_17_9_2("planner")),
+    "book-17.9.2-engineering": ("docs/engineering.md", lambda: book_17_9_2("engineering")),
+    "book-17.9.3": ("docs/planner.md", lambda: book_17_9_3("planner")),
+    "book-17.9.3-engineering": ("docs/engineering.md", lambda: book_17_9_3("engineering")),
+    "book-17.9.4": ("docs/planner.md", book_17_9_4),
+    "book-17.9.4-engineering": ("docs/engineering.md", book_17_9_4),
 }
 
 #: key -> (the doc holding the block, the function that writes its text)
 BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "validate-summary": ("docs/validation.md", validate_summary),
     "table-serving-points": ("docs/validation.md", serving_points_table),
+    "table-serving-residuals": ("docs/validation.md", serving_residuals_table),
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
     "table-activations": ("docs/activations.md", activations_table),
     "table-op-sac": ("docs/activations.md", op_sac_table),
+    "table-activations-fig7": ("docs/activations.md", activations_fig7_table),
+    "table-activations-state": ("docs/activations.md", activations_state_table),
+    "table-activations-deepseek": ("docs/activations.md", activations_deepseek_table),
     "plan-17.9.4-output": ("docs/engineering.md", lambda: plan_output("17.9.4-70b-h800.yaml")),
     "plan-serve-70b-chat-output": ("docs/engineering.md", lambda: plan_output("serve-70b-chat.yaml")),
     "table-17.9.6": ("docs/engineering.md", table_1796),
     "table-deepseek-serving": ("docs/engineering.md", table_deepseek_serving),
+    "table-tco-17.9.4": ("docs/finance.md", lambda: tco_table("17.9.4-70b-h800.yaml")),
+    "table-tco-serve-70b-chat": ("docs/finance.md", lambda: tco_table("serve-70b-chat.yaml")),
+    "table-tco-serve-deepseek": ("docs/finance.md", lambda: tco_table("serve-deepseek-v3-h800.yaml")),
+    "table-serving-sensitivity": ("docs/finance.md", serving_sensitivity_table),
+    "table-compare-17.9.6": ("docs/serving-overview.md", compare_1796_table),
 }
 
 

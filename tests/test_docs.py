@@ -191,3 +191,107 @@ def test_accuracy_table_is_current() -> None:
 
     assert norm(held) == norm(mod.table(_figures_module().cross_validated())), (
         "docs/validation.md's accuracy table is stale: PYTHONPATH=. python scripts/accuracy_table.py --write")
+
+
+
+#: a dollar amount: "$1,486,690", "$2.00/GPU-h", "$1.84M", "$300K" (a `$` followed by a digit)
+DOLLARS = re.compile(r"\$\d[\d,.]*(?:\s?[KMBT]\b)?")
+
+#: inputs a doc quotes beside their source (catalogue defaults and prices, a scenario's or a request's own input):
+#: (doc, the text, where the value lives: "FILE under catalog/:record.field", the value the text states);
+#: test_quoted_inputs_are_the_catalogue_s checks each against the file, so none goes stale unseen
+QUOTED_INPUTS = (
+    ("finance.md", "the book's $300K per 8-GPU server (17.9.3)", "defaults.yaml:server_capex_usd", 300_000),
+    ("finance.md", "$25K per GPU alone (17.5.9)", "defaults.yaml:gpu_capex_usd", 25_000),
+    ("finance.md", "$300K, spec 17.9.3", "defaults.yaml:server_capex_usd", 300_000),
+    ("finance.md", "$50K, table 17-67", "defaults.yaml:ib_switch_usd", 50_000),
+    ("finance.md", "$2,500, **estimated**", "defaults.yaml:optics_usd_per_link", 2_500),
+    ("finance.md", "$30/TB-month, table 17-67 midpoint", "defaults.yaml:storage_usd_per_TB_month", 30),
+    ("finance.md", "PUE 1.4 and $0.10/kWh, 17.5.9", "defaults.yaml:pue", 1.4),
+    ("finance.md", "PUE 1.4 and $0.10/kWh, 17.5.9", "defaults.yaml:electricity_usd_per_kWh", 0.10),
+    ("finance.md", "$184.06/kW-month, CBRE", "defaults.yaml:space_usd_per_kW_month", 184.06),
+    ("finance.md", "$180K = BLS May 2023", "defaults.yaml:staff_usd_per_fte_year", 180_000),
+    ("finance.md", "the reserved $2.00", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("planner.md", "H800 at reserved $2.00/GPU-h", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h800.price_on_demand_usd_per_gpu_hour", 4.0),
+    ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h20.price_on_demand_usd_per_gpu_hour", 1.0),
+    ("planner.md", "reserved prices ($2.00 / $0.80)", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("planner.md", "reserved prices ($2.00 / $0.80)", "gpus.yaml:h20.price_reserved_usd_per_gpu_hour", 0.8),
+    ("planner.md", "blank = $2,500, estimated", "defaults.yaml:optics_usd_per_link", 2_500),
+    ("planner.md", "($300K per 8-GPU server, 17.9.3,", "defaults.yaml:server_capex_usd", 300_000),
+    ("planner.md", "the 8 GPUs alone are $200K, 17.5.9", "defaults.yaml:gpu_capex_usd", 200_000 / 8),
+    ("planner.md", "blank = $30, the midpoint of table 17-67's self-hosted $0.01-0.05 per GB-month",
+     "defaults.yaml:storage_usd_per_TB_month", 30),
+    ("planner.md", "blank = $184.06", "defaults.yaml:space_usd_per_kW_month", 184.06),
+    ("planner.md", "`staff_usd_per_fte_year` ($180K)", "defaults.yaml:staff_usd_per_fte_year", 180_000),
+    ("engineering.md", "H800 ($2.00/GPU-h reserved)", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("serving-overview.md", "H800 at the scenario's $2.50/GPU-h",
+     "scenarios/17.9.6-70b-inference-h800.yaml:cost.gpu_hour_usd", 2.5),
+    ("README.md", "3T tokens, 60 days, $2M", "requests/17.9.4-70b-h800.yaml:budget_usd", 2_000_000),
+)
+
+#: doc -> the other texts holding a dollar amount a doc may type by hand, each with why (not a result of the code)
+DOLLARS_BY_HAND: dict[str, dict[str, str]] = {
+    "excel-compatibility.md": {"Sheet!$A:$A,Sheet!$1:$4": "an Excel print-titles reference, not money"},
+    "finance.md": {"The book's $1.63-1.80 per GPU-hour (servers, switches, storage and $2-4M a month of power and "
+                   "cooling)": "the book's 17.9.3 figures (tests/reference/test_tco.py reproduces the 1.63-1.80)"},
+    "planner.md": {  # the "book (corrected)" column: tests/planner/test_book_cases.py asserts the search reproduces it
+        "$122,880 / $245,760 (exact $119.5K / $238.9K)": "the book's 17.9.1 figures (spec §6)",
+        "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
+        "75 GB per GPU, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
+    "engineering.md": {  # the "book (corrected)" column, as in planner.md
+        "$122,880 reserved / $245,760 on-demand, exact $119.5K / $238.9K": "the book's 17.9.1 figures (spec §6)",
+        "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
+        "no ZeRO, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
+}
+
+
+def _catalogue_value(ref: str):
+    """The value at ``ref`` ("FILE:record.field" under catalog/; a defaults.yaml record's ``value``)."""
+    import yaml
+
+    file, _, path = ref.partition(":")
+    data = yaml.safe_load((ROOT / "catalog" / file).read_text(encoding="utf-8"))
+    keys = path.split(".")
+    if isinstance(data, list):
+        first = keys.pop(0)
+        data = next(r for r in data if r.get("key", r.get("id")) == first)
+        if not keys:
+            return float(data["value"])
+    for k in keys:
+        data = data[k]
+    return float(data)  # PyYAML reads "2e6" as a string
+
+
+def test_quoted_inputs_are_the_catalogue_s() -> None:
+    """Each catalogue default, price or input a doc quotes by hand (QUOTED_INPUTS) is still in the doc and still the
+    catalogue's value."""
+    bad = []
+    for doc, text, ref, value in QUOTED_INPUTS:
+        held = " ".join((README if doc == "README.md" else ROOT / "docs" / doc).read_text(encoding="utf-8").split())
+        if text not in held:
+            bad.append(f"{doc}: no longer quotes {text!r} (update QUOTED_INPUTS)")
+        elif _catalogue_value(ref) != pytest.approx(value, rel=1e-12):
+            bad.append(f"{doc}: {text!r} quotes {value}, catalog/{ref} is now {_catalogue_value(ref)}")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("doc", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name)
+def test_no_dollar_amount_is_typed_by_hand(doc: Path) -> None:
+    """Money goes stale as prices, defaults and models move (docs/finance.md kept a serving TCO from before the full
+    bill): every dollar amount is a FIGURES text, in a generated block, on a benchmark page, a catalogue input
+    checked by test_quoted_inputs_are_the_catalogue_s, or listed in DOLLARS_BY_HAND with why."""
+    text = doc.read_text(encoding="utf-8")
+    if BENCH_PAGE in text or doc.name == "quantities.md":
+        return
+    name = "README.md" if doc == README else f"docs/{doc.name}"
+    rest = _without_generated(" ".join(text.split()), name, _figures_module())
+    allowed = [*DOLLARS_BY_HAND.get(doc.name, {}), *(t for d, t, *_ in QUOTED_INPUTS if d == doc.name)]
+    missing = [t for t in DOLLARS_BY_HAND.get(doc.name, {}) if t not in rest]
+    for t in allowed:
+        rest = rest.replace(t, " ")
+    found = [m.group(0) for m in DOLLARS.finditer(rest)]
+    assert not found and not missing, (
+        f"{doc.name}: dollar amounts no test recomputes: {found}; quote them through scripts/doc_figures.py (FIGURES "
+        f"or BLOCKS), or list a catalogue input in QUOTED_INPUTS, or another text in DOLLARS_BY_HAND with why"
+        + (f"; listed in DOLLARS_BY_HAND but not in the doc: {missing}" if missing else ""))

@@ -5,6 +5,8 @@ Run ``python -m tests.reference.serving_validation`` (or pytest -s) for the full
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -157,6 +159,7 @@ CASES = [
     (sv.DSV3, "deepseek-v3-infer", sv.H800, dict(tp=1, ep=144, redundant_experts=32, weight_precision="fp8",
                                                 ep_nodes=18, ep_overlap_frac=1.0)),
     (sv.DSV3, "sglang-0.4", sv.H800, dict(tp=8, weight_precision="fp8")),
+    (sv.LLAMA70, "tensorrt-llm-0.5", sv.H100, dict(tp=2, weight_precision="fp8", kv_precision="fp8")),
 ]
 
 
@@ -193,4 +196,28 @@ def test_a_kernel_that_reads_the_cache_per_query_head_reads_it_group_times():
     assert dt.kv_reads_per_step(sv.LLAMA70, engine=old, tp=4) == 8.0
     assert b["kv_read_bytes"] == pytest.approx(8 * a["kv_read_bytes"], rel=1e-12)
     assert b["step_s"] > a["step_s"]
-    assert all(p.decode_attention_kernel == "per_kv_head" for p in ENG.profiles)
+    # the one pre-XQA profile (TensorRT-LLM v0.5, the H200 launch blog's run) reads per query head
+    assert {p.id for p in ENG.profiles if p.decode_attention_kernel == "per_query_head"} == {"tensorrt-llm-0.5"}
+
+
+def test_the_pre_xqa_profile_is_the_pytorch_backend_but_for_its_kernel():
+    """tensorrt-llm-0.5 copies tensorrt-llm (assumed) except the decode attention kernel, its version and text."""
+    new, old = ENG.profile("tensorrt-llm-0.5"), ENG.profile("tensorrt-llm")
+    text = {"id", "name", "version", "source", "as_of", "field_sources", "notes", "decode_attention_kernel"}
+    differ = {k for k in type(new).model_fields if k not in text and getattr(new, k) != getattr(old, k)}
+    assert not differ and new.decode_attention_kernel == "per_query_head"
+
+
+@settings(max_examples=80, deadline=None)
+@given(b=st.floats(1, 1024), ctx=st.floats(0, 32768), tp=st.sampled_from([1, 2, 4, 8]),
+       prec=st.sampled_from(["bf16", "fp8"]))
+def test_a_per_query_head_kernel_is_never_faster_and_the_same_on_mha(b, ctx, tp, prec):
+    """Reading the cache once per query head never shortens a step (GQA), and changes nothing for MHA
+    (Llama 2 13B: as many KV heads as query heads) or MLA (one latent per token)."""
+    kw = dict(batch=b, context_tokens=ctx, hw=sv.H100, tp=tp, kv_precision=prec)
+    new, old = ENG.profile("tensorrt-llm-0.5"), ENG.profile("tensorrt-llm")
+    assert (dt.decode_step(sv.LLAMA70, engine=new, **kw)["step_s"]
+            >= dt.decode_step(sv.LLAMA70, engine=old, **kw)["step_s"] * (1 - 1e-12))
+    mha = dataclasses.replace(sv.LLAMA70, n_kv_heads=sv.LLAMA70.n_heads)
+    assert dt.kv_reads_per_step(mha, engine=new, tp=tp) == 1.0
+    assert dt.kv_reads_per_step(sv.DSV3, engine=new, tp=tp) == 1.0

@@ -19,7 +19,7 @@ from workbook.reference import serving_closed_loop as cl
 from workbook.reference import serving_load as sl
 from workbook.reference import serving_max_load as ml
 
-PROFILES = ("vllm-0.6.0", "vllm-0.10", "sglang-0.3.0", "sglang-0.4", "tensorrt-llm")
+PROFILES = ("vllm-0.6.0", "vllm-0.10", "sglang-0.3.0", "sglang-0.4", "tensorrt-llm", "tensorrt-llm-0.5")
 MIXES = ((sv.SHAREGPT_PROMPT, sv.SHAREGPT_OUTPUT), (2000.0, 300.0), (128.0, 128.0))
 SHAPE, HW, TP = sv.LLAMA70, sv.H100, 4
 #: agreement of the largest-load closed form with its bisection (tests/reference/test_serving_max_load.py)

@@ -34,10 +34,10 @@ def test_load_moves_the_month_with_the_replicas_and_the_per_1M_with_replicas_ove
 
 
 def test_power_change_is_linear_in_the_price_step():
-    # 28 GPUs at $0.0715 of power per GPU-hour: +20 % = 0.2 x 28 x 0.0715 x 730 h
-    up = ss.power_change_per_month_usd(gpus=28, power_usd_per_gpu_hour=0.0715, frac=0.2)
-    assert up == pytest.approx(0.2 * 28 * 0.0715 * 730, rel=1e-12)
-    assert ss.power_change_per_month_usd(gpus=28, power_usd_per_gpu_hour=0.0715, frac=-0.2) == -up
+    # a power bill of $22,369.536 a year: +20 % = 0.2 x 22,369.536 / 12 a month
+    up = ss.power_change_per_month_usd(power_per_year_usd=22369.536, frac=0.2)
+    assert up == pytest.approx(0.2 * 22369.536 / 12, rel=1e-12)
+    assert ss.power_change_per_month_usd(power_per_year_usd=22369.536, frac=-0.2) == -up
 
 
 @pytest.mark.parametrize("low, high, span", [(-2.0, 3.0, 5.0), (1.0, 3.0, 3.0), (-4.0, -1.0, 4.0), (0.0, 0.0, 0.0)])

@@ -102,7 +102,7 @@ def test_sheet_titles_and_order(wb):
     assert wb.sheetnames == ["Cover", "Summary", "Hardware", "Efficiency", "Engines", "Models", "Defaults",
                              "Constants", "Plan", "Training Memory", "Activations", "ZeRO", "KV Cache", "Step Time",
                              "Comm", "Storage",
-                             "Inference", "Cost", "Sensitivity", "TCO",
+                             "Inference", "Cost", "TCO", "Sensitivity",
                              "Checks", "Manifest"]  # Changelog only after a catalogue change (test_changelog)
     assert all(len(t) <= 31 for t in wb.sheetnames)
 

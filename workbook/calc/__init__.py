@@ -49,11 +49,11 @@ SHEETS: dict[str, str] = {
     "serving_use": "Inference",
     "serving_max_load": "Inference",
     "cost": "Cost",
-    "sensitivity": "Sensitivity",
-    "serving_sensitivity": "Sensitivity",
     "tco": "TCO",  # after Cost and Inference: it owns the training or the serving GPUs
     "tco_years": "TCO",
     "tco_npv": "TCO",  # rent vs buy by NPV: reads the per-year table above
+    "sensitivity": "Sensitivity",
+    "serving_sensitivity": "Sensitivity",  # after TCO: the power driver moves the owned fleet's whole power bill
     "checks": "Checks",
     "status": "Checks",
 }

@@ -32,7 +32,7 @@ QUANTITIES = [
         "replica meeting the targets)", "one-way sensitivity, -/+ the step", note="replicas held when the fleet is not sized by the load")
       for t, _, lab in _TAGS],
     *[Q(f"srv_sens_{d}_dmonth_{t}_usd", "USD/month", f"{name} {lab}: change of the serving cost per month",
-        "one-way sensitivity, -/+ the step", note="power: change of the owned fleet's power per month" if d == "power" else "")
+        "one-way sensitivity, -/+ the step", note="power: change of the owned fleet's power bill per month (TCO sheet: GPUs, hosts, network, PUE)" if d == "power" else "")
       for t, _, lab in _TAGS for d, name in MONTH_DRIVERS],
     *[Q(f"srv_sens_{d}_d1M_{t}_usd", "USD/1M tokens", f"{name} {lab}: change of the cost per 1M output tokens",
         "one-way sensitivity, -/+ the step", note="" if d == "price" else "0 when the fleet is not sized by the load")
@@ -69,7 +69,7 @@ def compute(ctx: Context) -> dict[str, float]:
         out[f"srv_sens_price_dmonth_{tag}_usd"] = month * (1 + f) - month
         out[f"srv_sens_load_dmonth_{tag}_usd"] = ss.load_scaled_month(month, replicas, moved) - month
         out[f"srv_sens_power_dmonth_{tag}_usd"] = ss.power_change_per_month_usd(
-            gpus=q["srv_gpus_in_use"], power_usd_per_gpu_hour=q["power_usd_per_gpu_hour"], frac=f)
+            power_per_year_usd=q["tco_power_per_year_usd"], frac=f)
         out[f"srv_sens_price_d1M_{tag}_usd"] = per_1M * (1 + f) - per_1M
         # the tokens served follow the rate and the output tokens only on a fleet sized by the load
         out[f"srv_sens_load_d1M_{tag}_usd"] = ss.load_scaled_per_1M(per_1M, replicas, moved, f) - per_1M if sized \

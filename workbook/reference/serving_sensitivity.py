@@ -46,9 +46,10 @@ def load_scaled_per_1M(per_1M_usd: float, replicas: float, replicas_moved: float
     return per_1M_usd * replicas_moved / replicas / (1 + frac)
 
 
-def power_change_per_month_usd(*, gpus: float, power_usd_per_gpu_hour: float, frac: float) -> float:
-    """Change of the owned fleet's power per month when the power price moves by *frac* (power is linear in it)."""
-    return frac * gpus * power_usd_per_gpu_hour * HOURS_PER_YEAR / MONTHS_PER_YEAR
+def power_change_per_month_usd(*, power_per_year_usd: float, frac: float) -> float:
+    """Change of the owned fleet's power per month when the electricity price moves by *frac*: the whole power
+    bill (GPUs, hosts and network with PUE, the TCO sheet's) is linear in the price."""
+    return frac * power_per_year_usd / MONTHS_PER_YEAR
 
 
 def span(low: float, high: float) -> float:

@@ -27,8 +27,8 @@ def _items() -> dict[str, str]:
                                              f"*(1+{f})/{{srv_max_load_rps}},c_count_ceil_digits),0),{_R})")
         items[f"srv_sens_price_dmonth_{tag}_usd"] = f"={_M}*(1+{f})-{_M}"
         items[f"srv_sens_load_dmonth_{tag}_usd"] = f"={_M}*{{srv_sens_replicas_{tag}}}/{_R}-{_M}"
-        items[f"srv_sens_power_dmonth_{tag}_usd"] = (f"={f}*{{srv_gpus_in_use}}*{{power_usd_per_gpu_hour}}"
-                                                     "*c_hours_per_year/c_cost_months_per_year")
+        items[f"srv_sens_power_dmonth_{tag}_usd"] = (f"={f}*{{tco_power_per_year_usd}}"
+                                                     "/c_cost_months_per_year")
         items[f"srv_sens_price_d1M_{tag}_usd"] = f"={_U}*(1+{f})-{_U}"
         items[f"srv_sens_load_d1M_{tag}_usd"] = (f"={{srv_sens_sized_flag}}*({_U}*{{srv_sens_replicas_{tag}}}/{_R}"
                                                  f"/(1+{f})-{_U})")

@@ -340,7 +340,7 @@ def _write_risks(w: Writer, ask: Ask, row: int, r: dict, inp: dict) -> int:
         w.text(SHEET, row, 0, driver, "label", "label")
         w.formula(SHEET, row, 1, f"={ref(w, key)}", float(today), "link", key=f"cover_risk_{key}", num_format=fmt)
         w.formula(SHEET, row, 2, switch_f[key], float(switch), "link", key=f"cover_switch_{key}", num_format=fmt)
-        w.text(SHEET, row, 3, unit, "unit", "unit")
+        w.text(SHEET, row, 3, "" if unit == "%" else unit, "unit", "unit")  # the value already reads 48.0%
         w.text(SHEET, row, 4, flips, "source", "source")
         b, c = xl_rowcol_to_cell(row, 1), xl_rowcol_to_cell(row, 2)
         w.formula(SHEET, row, 5, f"=IF({b}=0,0,ABS({c}-{b})/{b})", margin(float(today), float(switch)), "calc",

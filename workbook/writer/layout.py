@@ -39,8 +39,8 @@ SHEET_ORDER = [
     "Storage",
     "Inference",
     "Cost",
-    "Sensitivity",
     "TCO",
+    "Sensitivity",  # after TCO: the serving power driver moves the owned fleet's power bill
     "Checks",
     "Changelog",
     "Manifest",

@@ -90,8 +90,9 @@ def plan_format(unit: str, value: Any) -> str | None:
 
 
 def unit_text(unit: str) -> str:
-    """The unit as a plan sheet prints it: a fraction shows as a percentage, so its unit reads "%"."""
-    return "%" if unit == "fraction" else unit
+    """The unit as a plan sheet prints it: a fraction shows as a percentage (49.1%), so its unit is left blank
+    rather than read "49.1% %"."""
+    return "" if unit == "fraction" else unit
 
 
 def guarded(w: Writer, expr: str, i: int) -> str:
@@ -118,7 +119,7 @@ _REC = [
         ("Budget headroom (budget - rent committed: the larger of the run and the target window)",
          "budget_headroom_usd", "USD"),
         ("GPU-hour price", "gpu_hour_usd", "USD/GPU-h")]),
-    ("The ask: buy (capex in year 1, opex every year; by year below)", [
+    ("The ask: buy (capex in year 1, opex every year; by year on TCO)", [
         ("Servers (capex, one-off, year 1)", "tco_server_capex_usd", "USD"),
         ("Network: switches, optics and cables (capex, one-off, year 1)", "tco_network_capex_usd", "USD"),
         ("Hardware capex (one-off, year 1)", "tco_capex_usd", "USD"),
@@ -172,8 +173,7 @@ def write_recommendation(w: Writer, names: list[str], results: list[dict], plan:
         row += 2
         w.text(sheet, row, 0, title, "block", "label")
         row = line_rows(w, sheet, row, rows, results, plan)
-    row = _write_ask_by_year(w, sheet, row, results)
-    last = row
+    last = row  # the years are the TCO sheet's and the Cost Breakdown's: the Recommendation prints on one page
     # beside the plan: the alternatives (every scenario column), so the page holds both
     row, col0 = HEAD, 5  # the names share the table's header row
     w.text(sheet, row, col0, "Why this option: the alternatives", "header", "header")
