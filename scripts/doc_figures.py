@@ -240,6 +240,34 @@ def activations_table() -> str:
     return "\n".join(lines)
 
 
+def op_sac_table() -> str:
+    """The torchtitan and Trainy points (op-level selective AC, FSDP2, reserved memory) against the models
+    (docs/activations.md)."""
+    files = ("torchtitan-a100-fsdp2.yaml", "trainy-h200-llama3-8b.yaml")
+    lines = ["| file:point | quantity | published | ours | error | result |", "|---|---|---|---|---|---|"]
+    for r in _validation():
+        if r.file in files:
+            kind = "reserved GB per GPU" if r.key == "state_reserved_per_gpu_GB" else "tokens/s per GPU"
+            lines.append(f"| {r.file.removesuffix('.yaml')}:{r.point} | {kind} | {r.published:,.1f} | {r.ours:,.1f} | "
+                         f"{100 * r.error_frac:+.1f}% | {'PASS' if r.passed else 'FAIL'}{' (holdout)' if r.holdout else ''} |")
+    return "\n".join(lines)
+
+
+def op_sac_llama3_8b() -> str:
+    """One Llama-3-8B layer at s = 8192, b = 2 without TP under op_selective, none and full, and the recomputed
+    matmul share (docs/activations.md)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import activations as ra
+    from workbook.units import GB
+
+    m = load_catalog().model("llama-3-8b")
+    shape = ra.layer_shape_from_model(m, moe_layer=False)
+    kw = dict(seq_len=8192, micro_batch=2, flash_attention=True, dropout=False, **shape)
+    op, none, full = (ra.layer_activation_bytes(**kw, recompute=r) / GB for r in ("op_selective", "none", "full"))
+    frac = ra.op_sac_gemm_recompute_frac(d_model=m.d_model, n_heads=m.n_heads, d_ff=m.d_ff, head_dim=m.head_dim,
+                                         n_kv_heads=m.n_kv_heads, ffn=m.ffn)
+    return (f"keeps {op:.2f} GB per layer against {none:.2f} GB without recompute and {full:.2f} GB with full "
+            f"recompute, and recomputes {frac:.3f} of its matmul FLOPs")
 def _pct(x: float, digits: int) -> str:
     """A signed percentage with a typographic minus, as docs/activations.md prints errors."""
     return f"{'−' if x < 0 else '+'}{abs(x):.{digits}f}%"
@@ -914,6 +942,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "book-examples": ("docs/engineering.md", book_examples),
+    "op-sac-llama3-8b": ("docs/activations.md", op_sac_llama3_8b),
     "tco-default-17.9.6": ("docs/finance.md", tco_default_1796),
     "serving-storage": ("docs/finance.md", serving_storage),
     "serving-storage-planner": ("docs/planner.md", serving_storage_planner),
@@ -940,6 +969,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
     "table-activations": ("docs/activations.md", activations_table),
+    "table-op-sac": ("docs/activations.md", op_sac_table),
     "table-activations-fig7": ("docs/activations.md", activations_fig7_table),
     "table-activations-state": ("docs/activations.md", activations_state_table),
     "table-activations-deepseek": ("docs/activations.md", activations_deepseek_table),

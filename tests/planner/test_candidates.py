@@ -82,3 +82,14 @@ def test_dp_runs_depend_on_tp_cp_pp_ep_and_micro_batch_only():
                     Shape(2, 1, 4, 1, 1, "full", 1, "bf16"), Shape(2, 1, 2, 16, 1, "full", 1, "bf16"),
                     Shape(2, 1, 2, 1, 2, "full", 1, "bf16")):
         assert runs(changed) != runs(base)
+
+
+@pytest.mark.parametrize("model_id, kept", [("llama-3-8b", True), ("mixtral-8x7b", False), ("deepseek-v2", False)])
+def test_op_selective_is_searched_for_dense_models_only(model_id, kept):
+    from workbook.planner.candidates import shapes
+
+    req = request(constraints={"recompute": ["full", "op_selective"], "max_gpus": 64})
+    rules = Rules()
+    modes = {s.recompute for s in shapes(req, CATALOG.model(model_id), CATALOG.gpu("h100"), rules)}
+    assert modes == ({"full", "op_selective"} if kept else {"full"})
+    assert ("op_selective_dense_only" in rules.removed) != kept

@@ -147,3 +147,9 @@ def test_an_estimate_over_budget_stays_out_of_a_feasible_plan_workbook():
     est = out.data["estimate_column"]
     assert est["hard_failures"] >= 1 and not est["in_workbook"]
     assert not [s for s in out.scenarios if s.name.startswith("estimate-")]
+
+
+def test_screen_agrees_with_the_full_calculation_under_op_selective():
+    res = search(request(target_days=2.0, constraints={"recompute": ["op_selective"], "zero_stages": [1, 3]}), CATALOG)
+    assert {ev.scenario.training.recompute for ev in res.evaluated} == {"op_selective"}
+    assert_screen_is_calc(res)

@@ -68,7 +68,7 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
     _, scs = random_book
     assert {s.gpu for s in scs} == set(catalog.gpus)
     assert {s.training.zero_stage for s in scs} == {0, 1, 2, 3}
-    assert {s.training.recompute for s in scs} == {"none", "selective", "full"}
+    assert {s.training.recompute for s in scs} == {"none", "selective", "full", "op_selective"}
     assert {catalog.models[s.model].moe for s in scs} == {True, False}
     t = [s.training for s in scs]
     assert {(x.memory_model, x.zero_stage) for x in t} == {(m, z) for m in ("tensors", "book") for z in range(4)}

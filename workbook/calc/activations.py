@@ -11,10 +11,11 @@ pipeline stages that hold them are the second part (``workbook.calc.act_stages``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from workbook.calc.base import Context, Q
 from workbook.reference import activations as ra
+from workbook.scenario.model import Recompute
 from workbook.units import GB
 
 #: tensor group (quantity name) -> the tensors of reference.activations.layer_saved_tensors it sums
@@ -36,6 +37,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
 MOE_GROUPS = ("act_router_GB", "act_routed_GB", "act_shared_GB")
 
 _K = "Korthikanti 2022 §4.1"
+_T = "torchtitan parallelize.py _save_list (op SAC)"
+#: op-level selective AC tensors (reference.activations._op_sac_tensors) by quantity
+OP_SAC_MM = ("q", "v", "mlp_gate", "mlp_fc1_output", "mlp_down_output")
+OP_SAC_RS = ("attn_reduce_scatter_output", "mlp_reduce_scatter_output")
 QUANTITIES = [
     Q("act_sp_flag", "0/1", "Sequence parallelism on (1 = norm and dropout tensors split over TP)", "Korthikanti 2022 §4.2.2"),
     Q("act_flash_flag", "0/1", "FlashAttention on (1 = no s x s score tensors kept)", "Dao et al. 2022"),
@@ -61,7 +66,14 @@ QUANTITIES = [
     Q("act_dense_layer_none_GB", "GB", "Dense layer without recompute (sum of its tensors)", "Korthikanti 2022 Table 2"),
     Q("act_moe_layer_none_GB", "GB", "MoE layer without recompute (0 for a dense model)", "Korthikanti 2022 Table 2"),
     Q("act_layer_input_GB", "GB", "Layer input, all that full recompute keeps (divided by TP with SP)", "Korthikanti 2022 §4.3"),
-    Q("act_recompute_option", "count", "Recompute mode as a number (1 none, 2 selective, 3 full)", "17.4.6"),
+    Q("act_op_sac_mm_GB", "GB", "Per dense layer, op-level selective AC: outputs of the saved matmuls (Q, V, "
+      "the gate or fc1 output; gated: the down projection's output, tokens x d per TP rank; 0 for MoE/MLA)", _T),
+    Q("act_op_sac_rs_GB", "GB", "Per dense layer, op-level selective AC with TP and SP: the two reduce-scatter "
+      "outputs (saved; 0 otherwise)", _T),
+    Q("act_op_sac_layer_GB", "GB", "Dense layer kept for backward under op-level selective AC: layer input + saved "
+      "matmul outputs + attention output and statistics + reduce-scatter outputs (0 for MoE/MLA models)", _T),
+    Q("act_recompute_option", "count", "Recompute mode as a number (1 none, 2 selective, 3 full, 4 op_selective)",
+      "17.4.6"),
     Q("act_dense_layer_GB", "GB", "Dense layer kept for backward at the chosen recompute mode", "Korthikanti 2022 Table 2"),
     Q("act_moe_layer_GB", "GB", "MoE layer kept for backward at the chosen recompute mode", "Korthikanti 2022 Table 2"),
     Q("act_dense_work_GB", "GB", "Recompute working set of one dense layer (what the chosen mode recomputes)",
@@ -113,6 +125,12 @@ def compute(ctx: Context) -> dict[str, float]:
     def layer(shape: dict[str, Any], mode: str) -> float:
         return ra.layer_activation_bytes(**shape, **kw, recompute=mode) / GB
 
+    op = {"act_op_sac_mm_GB": 0.0, "act_op_sac_rs_GB": 0.0, "act_op_sac_layer_GB": 0.0}
+    if not moe and m.attention != "mla":
+        op_tensors = ra.layer_saved_tensors(**dense_shape, **kw, recompute="op_selective")
+        op = {"act_op_sac_mm_GB": sum(x["bytes"] for x in op_tensors if x["name"] in OP_SAC_MM) / GB,
+              "act_op_sac_rs_GB": sum(x["bytes"] for x in op_tensors if x["name"] in OP_SAC_RS) / GB,
+              "act_op_sac_layer_GB": sum(x["bytes"] for x in op_tensors) / GB}
     common = dict(seq_len=kw["seq_len"], micro_batch=kw["micro_batch"], d_model=float(m.d_model), tp=t.tp,
                   cp=t.cp, sequence_parallel=kw["sequence_parallel"])
     return {
@@ -131,11 +149,12 @@ def compute(ctx: Context) -> dict[str, float]:
         "act_dense_layer_none_GB": layer(dense_shape, "none"),
         "act_moe_layer_none_GB": layer(moe_shape, "none") if moe else 0.0,
         "act_layer_input_GB": layer(dense_shape, "full"),
-        "act_recompute_option": float(ra.RECOMPUTE_MODES.index(t.recompute) + 1),
+        **op,
+        "act_recompute_option": float(get_args(Recompute).index(t.recompute) + 1),
         "act_dense_layer_GB": layer(dense_shape, t.recompute),
         "act_moe_layer_GB": layer(moe_shape, t.recompute) if moe else 0.0,
-        "act_dense_work_GB": layer(dense_shape, "none") - layer(dense_shape, t.recompute),
-        "act_moe_work_GB": layer(moe_shape, "none") - layer(moe_shape, t.recompute) if moe else 0.0,
+        "act_dense_work_GB": max(0.0, layer(dense_shape, "none") - layer(dense_shape, t.recompute)),
+        "act_moe_work_GB": max(0.0, layer(moe_shape, "none") - layer(moe_shape, t.recompute)) if moe else 0.0,
         "act_embedding_GB": ra.embedding_saved_bytes(**common, dropout=kw["dropout"]) / GB,
         "act_output_layer_GB": ra.output_layer_saved_bytes(
             **common, vocab=float(m.vocab), norm=m.norm, bytes_per_element=kw["bytes_per_element"]) / GB,

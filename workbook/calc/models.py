@@ -5,11 +5,14 @@ from __future__ import annotations
 from workbook.calc.base import Context, Q
 from workbook.reference import flops as fl
 from workbook.reference import params as pa
+from workbook.reference.activations import op_sac_gemm_recompute_frac
 from workbook.units import BILLION
 
 #: recomputed fraction of one forward per recompute mode (spec 17.4.6: full = 1 forward, +33%;
 #: selective ≈ +20% compute, Table 17-41 / ex2)
-RECOMPUTE_FWD_FRAC = {"none": 0.0, "selective": 0.6, "full": 1.0}
+#: op_selective (torchtitan's op-level selective AC) recomputes the share of the layer's matmul FLOPs it does
+#: not save (op_sac_gemm_recompute_frac, from the model's shape); its table row is 0 plus that share
+RECOMPUTE_FWD_FRAC = {"none": 0.0, "selective": 0.6, "full": 1.0, "op_selective": 0.0}
 
 QUANTITIES = [
     # intermediate rows of the parameter count (spec 17.2.1-17.2.3), placed before their users
@@ -52,7 +55,11 @@ QUANTITIES = [
     Q("train_FLOP_per_token", "FLOP", "Training FLOPs per token (6·P_active)", "17.3.9"),
     Q("train_total_FLOPs", "FLOP", "Training compute C = 6·P_active·T (total incl. embeddings)", "17.3.8"),
     Q("train_total_ne_FLOPs", "FLOP", "Training compute C = 6·P_active_ne·T (Chinchilla, no embeddings)", "17.3.8"),
-    Q("recompute_compute_factor", "x", "Compute factor of the chosen recompute mode (full 4/3)", "17.4.6"),
+    Q("op_sac_gemm_recompute_frac", "fraction",
+      "Op-level selective AC: share of a dense layer's matmul FLOPs recomputed (every second matmul: K, O, FFN up; "
+      "0 for MoE and MLA models, which it is not modelled for)", "torchtitan parallelize.py _save_list"),
+    Q("recompute_compute_factor", "x", "Compute factor of the chosen recompute mode (full 4/3; op_selective "
+      "1 + the recomputed matmul share / 3)", "17.4.6"),
     Q("train_hw_FLOPs", "FLOP", "Hardware FLOPs incl. the attention core (3 x 4·L·S·d per token, the full score "
       "matrix as Narayanan 2021 eq. 3 counts it) and recomputation: (C + 3·attention·T) x recompute factor",
       "17.4.6; Narayanan 2021 eq. 3"),
@@ -108,7 +115,11 @@ def compute(ctx: Context) -> dict[str, float]:
     fwd_tok = fl.forward_FLOPs_per_token(params=active_ne, layers=L, seq_len=t.seq_len, d_model=d)
     s12 = pa.params_12Ld2(layers=L, d_model=d)
     train_c = fl.train_FLOPs(params=active, tokens=t.tokens)
-    factor = fl.recompute_compute_factor(RECOMPUTE_FWD_FRAC[t.recompute])
+    op_frac = 0.0 if (m.moe or m.attention == "mla") else op_sac_gemm_recompute_frac(
+        d_model=d, n_heads=float(m.n_heads), d_ff=float(m.d_ff), head_dim=float(m.head_dim),
+        n_kv_heads=float(m.n_kv_heads), ffn=m.ffn)
+    factor = fl.recompute_compute_factor(RECOMPUTE_FWD_FRAC[t.recompute]
+                                         + (op_frac if t.recompute == "op_selective" else 0.0))
     peak = ctx.q["mfu_peak_TFLOPS"]  # the peak the MFU given refers to
     days = fl.gpu_days(FLOPs=train_c, peak_TFLOPS=peak, mfu=t.mfu)
     if m.attention == "mla":
@@ -144,6 +155,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "train_FLOP_per_token": fl.moe_FLOPs_per_token(params_active=active),
         "train_total_FLOPs": train_c,
         "train_total_ne_FLOPs": fl.train_FLOPs(params=active_ne, tokens=t.tokens),
+        "op_sac_gemm_recompute_frac": op_frac,
         "recompute_compute_factor": factor,
         "train_hw_FLOPs": (train_c + fl.TRAIN_FWD_UNITS * attn_tok * t.tokens) * factor,
         "ideal_gpu_days": days,

@@ -17,11 +17,14 @@ the first stage, the LM head on the last, per GPU. Model states = state + that w
 
 The rank's memory is its model states plus its activations (Activations sheet); the most loaded
 rank is one of the four candidates there, ``state_total_per_gpu_GB`` the reference's maximum over
-all ranks.
+all ranks. Less the runtime overhead (CUDA context, NCCL buffers) that is what PyTorch's caching
+allocator hands out (allocated); it reserves more from the device, allocated x (1 + the framework's
+``allocator_reserve_frac``, catalog/frameworks.yaml; GMLake, ASPLOS 2024).
 """
 
 from __future__ import annotations
 
+from workbook.catalog.frameworks import shipped_frameworks
 from workbook.calc.act_stages import CANDIDATES, candidate_stages, stage_activations
 from workbook.calc.base import Context, Q
 from workbook.reference import sharded_state as ss
@@ -31,6 +34,7 @@ from workbook.units import GB
 _M = "Megatron theoretical_memory_usage.py"
 _Z = "Rajbhandari 2020 (ZeRO)"
 _D = "DeepSpeed stage3.py estimate_zero3_model_states_mem_needs"
+_A = "GMLake (ASPLOS 2024, arXiv 2401.08156)"
 _GROUPS = ("weights", "grads", "optimizer")
 
 QUANTITIES = [
@@ -74,6 +78,12 @@ QUANTITIES = [
       "Model states per GPU: weights + gradients + optimizer + ZeRO-3 working set (DeepSpeed's estimate)", _D),
     Q("state_act_per_gpu_GB", "GB", "Activations on the most loaded rank (or the per-GPU override)", _M),
     Q("state_total_per_gpu_GB", "GB", "Training memory per GPU, tensor model: model states + activations + overhead", _M),
+    Q("state_allocator_reserve_frac", "fraction", "Framework's caching allocator: reserved / allocated - 1 at the peak "
+      "(catalog/frameworks.yaml allocator_reserve_frac)", _A),
+    Q("state_allocated_per_gpu_GB", "GB", "Tensors allocated per GPU at the peak, tensor model (allocated, as "
+      "torch.cuda.max_memory_allocated: total - runtime overhead)", _M),
+    Q("state_reserved_per_gpu_GB", "GB", "Memory the caching allocator reserves per GPU at the peak, tensor model "
+      "(reserved, as torch.cuda.max_memory_reserved: allocated x (1 + reserve fraction))", _A),
 ]
 
 
@@ -148,4 +158,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "state_total_per_gpu_GB": max(s["model_states_bytes"] / GB + act_GB(s["stage"])
                                       for s in state["per_stage"]) + ovh,
     })
+    reserve = shipped_frameworks()[t.framework].allocator_reserve_frac
+    allocated = out["state_total_per_gpu_GB"] - ovh
+    out.update({"state_allocator_reserve_frac": reserve, "state_allocated_per_gpu_GB": allocated,
+                "state_reserved_per_gpu_GB": allocated * (1 + reserve)})
     return out

@@ -84,12 +84,16 @@ QUANTITIES = [
     Q("st_flash_flag", "0/1", "FlashAttention kernels (1) or unfused attention (0)", _S),
     Q("st_sp_flag", "0/1", "Sequence parallelism on (1 = yes)", "Korthikanti 2022 §4.2.2"),
     Q("st_dropout_flag", "0/1", "Dropout on (1 = yes)", _S),
-    Q("st_recompute_gemm_frac", "passes", "Recomputed forward passes of the matmuls (full 1)", "Korthikanti 2022 §5"),
+    Q("st_recompute_gemm_frac", "passes", "Recomputed forward passes of the matmuls (full 1; op_selective the "
+      "share of the matmul FLOPs it does not save)", "Korthikanti 2022 §5; torchtitan op SAC"),
     Q("st_recompute_attn_frac", "passes", "Recomputed forward passes of the attention core (full, selective 1)",
       "Korthikanti 2022 §5"),
-    Q("st_recompute_elem_frac", "passes", "Recomputed forward passes of all element-wise bytes (full 1)", _S),
+    Q("st_recompute_elem_frac", "passes", "Recomputed forward passes of all element-wise bytes (full, op_selective 1)",
+      _S),
     Q("st_recompute_scores_frac", "passes", "Recomputed passes of the unfused score bytes alone (selective 1)", _S),
     Q("st_recompute_full_flag", "0/1", "Full recompute (1): TP, CP, EP collectives run again", _S),
+    Q("st_recompute_tp_extra", "count", "Extra TP all-reduces per layer from recompute (full 2; op_selective 1: the "
+      "SP all-gathers run again, the reduce-scatter outputs are saved)", "Korthikanti 2022 §4.2; torchtitan op SAC"),
     Q("st_act_bytes", "B", "Bytes per activation element (FP32 4, else 2)", _S),
     Q("st_weight_bytes", "B/param", "Bytes per weight in the ZeRO-3 all-gather (training precision)", "17.1.4"),
     Q("st_grad_bytes", "B/param", "Bytes per gradient in the DP reduction (gradient precision)", "17.1.4"),
@@ -179,7 +183,7 @@ def reference_step(ctx: Context) -> dict[str, float]:
 def compute(ctx: Context) -> dict[str, float]:
     t, m, kw = ctx.s.training, ctx.model, step_kwargs(ctx)
     prof = stm.layer_profile(**stm.arch_from_model(m))
-    rc = stm.recompute_fwd_frac(t.recompute)
+    rc = stm.recompute_fwd_frac(t.recompute, ctx.q["op_sac_gemm_recompute_frac"])
     flash = kw["attention_kernel"] == "flash"
     dp = kw["dp"]
     lps = math.ceil(m.layers / t.pp)
@@ -229,6 +233,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_recompute_elem_frac": rc["elem"],
         "st_recompute_scores_frac": rc["elem_scores"],
         "st_recompute_full_flag": t.recompute == "full",
+        "st_recompute_tp_extra": rc["tp"],
         "st_act_bytes": kw["act_bytes"],
         "st_weight_bytes": kw["weight_bytes"],
         "st_grad_bytes": kw["grad_bytes"],

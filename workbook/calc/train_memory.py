@@ -71,7 +71,8 @@ def compute(ctx: Context) -> dict[str, float]:
     qkt_layer = tm.qkt_bytes(n_heads=h, batch=B, seq_len=S, act_bytes=ab) / GB
     selective = no - L * qkt_layer
     full = tm.activations_full_recompute_GB(act_bytes=ab, **kw)
-    chosen = {"none": no, "selective": selective, "full": full}[t.recompute]
+    # the book has no op-level mode: op_selective takes the selective formula (the tensor model has its own)
+    chosen = {"none": no, "selective": selective, "full": full, "op_selective": selective}[t.recompute]
     act = chosen if t.act_GB is None else float(t.act_GB)
     ovh = float(t.runtime_overhead_GB)
     total = tm.training_total_GB(static_GB=static, activations_GB=act, overhead_GB=ovh)

@@ -43,6 +43,10 @@ QUANTITIES = [
       "Memory the fit check compares with: book hbm_GB; tensor model device memory x allocatable fraction", "17.4.7"),
     Q("zero_hbm_headroom_GB", "GB", "Memory left per GPU at the chosen stage (capacity - total; negative = short)", "17.4.7"),
     Q("zero_fits_hbm_flag", "0/1", "Chosen ZeRO stage fits in the capacity of the memory model in use (1 = fits)", "17.4.8"),
+    Q("zero_device_need_GB", "GB", "Device memory needed per GPU, tensor model: the allocator's reserved memory + "
+      "runtime overhead (reserved, not allocated)", "GMLake (ASPLOS 2024)"),
+    Q("zero_device_fits_flag", "0/1", "Tensor model's reserved memory + overhead fits in the device memory nvidia-smi "
+      "reports (1 = fits; the allocator's reserve in place of the allocatable fraction)", "GMLake (ASPLOS 2024)"),
     Q("zero0_fits_flag", "0/1", "ZeRO-0 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
     Q("zero1_fits_flag", "0/1", "ZeRO-1 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
     Q("zero2_fits_flag", "0/1", "ZeRO-2 fits in HBM with activations and overhead (1 = fits)", "17.4.8"),
@@ -107,6 +111,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "zero_hbm_capacity_GB": capacity,
         "zero_hbm_headroom_GB": capacity - chosen,
         "zero_fits_hbm_flag": zr.fits(need_GB=chosen, capacity_GB=capacity),
+        "zero_device_need_GB": q["state_reserved_per_gpu_GB"] + ovh,
+        "zero_device_fits_flag": zr.fits(need_GB=q["state_reserved_per_gpu_GB"] + ovh, capacity_GB=device),
         "zero1_sharded_slice_GB": zr.zero_sharded_slice_GB(
             params=P / mp, stage=1, n=n, optimizer_bytes=q["train_optimizer_bytes_per_param"]),
         "dp_allreduce_traffic_GB": dp,

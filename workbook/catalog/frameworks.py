@@ -28,6 +28,8 @@ class Framework(_Record):
     gemm_efficiency_factor: float = Field(..., gt=0, le=2, description="matmul efficiency vs Megatron's")
     attention_efficiency_factor: float = Field(..., gt=0, le=2, description="attention kernel efficiency vs Megatron's")
     elementwise_bytes_factor: float = Field(..., ge=0.5, le=10, description="element-wise HBM bytes vs Megatron's")
+    allocator_reserve_frac: float = Field(..., ge=0, le=1, description="caching allocator: reserved / allocated - 1 "
+                                          "at the peak (fragmentation and cached blocks)")
 
 
 def load_frameworks(path: str | Path | None = None) -> dict[str, Framework]:

@@ -138,6 +138,13 @@ def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
         eps = _divisors(int(model.n_routed_experts), c.ep_max)
     else:
         eps = [1]
+    recompute = list(c.recompute)
+    if "op_selective" in recompute and (model.moe or model.attention == "mla"):
+        # torchtitan's op-level selective AC is modelled for dense GQA/MHA models only (scenario.resolve)
+        recompute.remove("op_selective")
+        rules.drop("op_selective_dense_only", "recompute op_selective is modelled for dense GQA/MHA models only",
+                   n=len(tp_ok) * len(eps) * len(cp_ok) * len(pps) * len(c.precisions) * len(c.micro_batches)
+                   * len(c.zero_stages))
     for tp in tp_ok:
         for ep in eps:
             if tp * ep > gpn and not c.allow_cross_node_ep:
@@ -148,7 +155,7 @@ def shapes(req: PlanRequest, model, gpu, rules: Rules) -> Iterator[Shape]:
                 for pp in pps:
                     for prec in c.precisions:
                         for mb in c.micro_batches:
-                            for rc in c.recompute:
+                            for rc in recompute:
                                 for z in c.zero_stages:
                                     yield Shape(tp, cp, pp, ep, mb, rc, z, prec)
 

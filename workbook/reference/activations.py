@@ -15,6 +15,13 @@ Sources (cited per function):
   (``recompute_modules``: core_attn, layernorm, mla_up_proj, mlp, moe_act, moe, shared_experts).
 * Calculon (calculon-ai/calculon, ``calculon/llm/llm.py``): the same idea of a layer as a list of
   operations each of which stores its input for backward.
+* torchtitan (pytorch/torchtitan; Liang et al. 2024, arXiv 2410.06511) op-level selective activation
+  checkpointing (``selective_ac_option = "op"``): ``_save_list`` of
+  ``torchtitan/models/llama3/infra/parallelize.py`` (commit bcdeaa37c92d, 2025; ``torchtitan/parallelisms/
+  parallelize_llama.py`` ``no_recompute_list`` at 0413364349, 2024): the outputs of ``aten.mm``, the SDPA
+  kernels (flash, efficient), ``reduce_scatter_tensor`` and ``aten.max`` are saved, "except every second
+  mm" (the mm counter runs per block, forward order); everything else is recomputed in backward
+  (``torchtitan/distributed/activation_checkpoint.py`` ``SelectiveAC`` keeps the policy today).
 * DeepSeek-V3 technical report (arXiv 2412.19437) §3.2.2 Table 2 (DualPipe keeps PP+1
   micro-batches of activations), §3.2.3 and §3.3.2 (recompute RMSNorm and MLA up-projection,
   FP8-cached Linear and SwiGLU inputs).
@@ -45,7 +52,7 @@ from typing import Any
 
 from workbook.units import GiB
 
-RECOMPUTE_MODES = ("none", "selective", "full", "book_selective")
+RECOMPUTE_MODES = ("none", "selective", "full", "book_selective", "op_selective")
 #: Megatron's ``--recompute-modules`` choices modelled here (transformer_config.py)
 RECOMPUTE_MODULES = frozenset({"core_attn", "layernorm", "mla_up_proj", "mlp", "moe_act", "moe",
                                "shared_experts"})
@@ -180,7 +187,8 @@ def layer_saved_tensors(
     names, default ``{"core_attn"}`` = Korthikanti's selective recompute: the score terms);
     ``full`` keeps only the layer input (Table 2: 2sbh; divided by t with SP or
     ``distribute_saved_activations``); ``book_selective`` keeps the attention input and output
-    (the book's 17.4.6 variant, 2·d per token). ``linear_input_bytes`` (default
+    (the book's 17.4.6 variant, 2·d per token); ``op_selective`` keeps what torchtitan's op-level
+    selective AC saves (``_op_sac_tensors``; dense GQA/MHA layers only). ``linear_input_bytes`` (default
     ``bytes_per_element``) sizes the saved inputs of Linear layers (1 for FP8-cached inputs,
     DeepSeek-V3 §3.3.2 / Transformer Engine FP8); ``expert_act_input_bytes`` the routed experts'
     SwiGLU input (DeepSeek caches it in FP8). ``moe_load_factor`` scales routed tokens (1 =
@@ -217,6 +225,8 @@ def layer_saved_tensors(
     if recompute == "book_selective":
         return [_tensor("attention_input", "layer", "hidden", t_hidden, d_model, act),
                 _tensor("attention_output", "layer", "hidden", t_hidden, d_model, act)]
+    if recompute == "op_selective" and (attention == "mla" or moe):
+        raise ValueError("recompute 'op_selective' is modelled for dense GQA/MHA layers only (not MLA, not MoE)")
 
     out: list[dict[str, Any]] = []
     # ---- attention block
@@ -294,12 +304,66 @@ def layer_saved_tensors(
     if dropout:
         out.append(_tensor("mlp_residual_dropout_mask", block, "hidden", t_hidden, d_model, MASK_BYTES))
 
+    if recompute == "op_selective":
+        return _op_sac_tensors(out, tokens=tokens, t_hidden=t_hidden, d_model=d_model, tp=tp,
+                               sequence_parallel=sequence_parallel, ffn=ffn, act=act)
     if recompute == "selective":
         mods = DEFAULT_SELECTIVE_MODULES if recompute_modules is None else frozenset(recompute_modules)
         unknown = mods - RECOMPUTE_MODULES
         if unknown:
             raise ValueError(f"unknown recompute modules {sorted(unknown)}; expected {sorted(RECOMPUTE_MODULES)}")
         out = [x for x in out if not (x["modules"] & mods)]
+    return out
+
+
+def op_sac_matmuls(*, d_model: float, n_heads: float, d_ff: float, head_dim: float | None = None,
+                   n_kv_heads: float | None = None, ffn: str = "swiglu") -> list[dict[str, Any]]:
+    """The matmuls of one dense transformer block in torchtitan's forward order (Llama: wq, wk, wv, wo,
+    then w1 gate, w3 up, w2 down; a GELU MLP: fc1, fc2), each with its weight's input and output widths
+    (whole layer, before TP) and whether op-level selective AC saves its output: the 1st, 3rd, 5th, ...
+    (``_save_list``: "saves output of all compute ops, except every second mm"; the counter restarts in
+    each block). Llama-3: wq, wv, w1, w2 saved; wk, wo, w3 recomputed."""
+    _pos(d_model=d_model, n_heads=n_heads, d_ff=d_ff)
+    hd = d_model / n_heads if head_dim is None else head_dim
+    g = n_heads if n_kv_heads is None else n_kv_heads
+    shapes = [("q", d_model, n_heads * hd), ("k", d_model, g * hd), ("v", d_model, g * hd), ("o", n_heads * hd, d_model)]
+    if ffn.lower() in GATED_FFNS:
+        shapes += [("gate", d_model, d_ff), ("up", d_model, d_ff), ("down", d_ff, d_model)]
+    else:
+        shapes += [("fc1", d_model, d_ff), ("fc2", d_ff, d_model)]
+    return [{"name": n, "in_width": i, "out_width": o, "saved": k % 2 == 0} for k, (n, i, o) in enumerate(shapes)]
+
+
+def op_sac_gemm_recompute_frac(**shape: Any) -> float:
+    """Share of a dense layer's matmul FLOPs that op-level selective AC runs again in backward: the
+    matmuls whose outputs it does not save (``op_sac_matmuls``), weighted by their weight sizes (a
+    matmul's FLOPs are 2 x tokens x in x out). Llama-3-8B: (wk + wo + w3) / all = 0.365."""
+    mms = op_sac_matmuls(**shape)
+    total = sum(m["in_width"] * m["out_width"] for m in mms)
+    return sum(m["in_width"] * m["out_width"] for m in mms if not m["saved"]) / total
+
+
+#: op-level selective AC: the tensors of the no-recompute list it keeps (the outputs of the saved matmuls
+#: Q, V and the gate or fc1, and the attention op's outputs); everything else of that list is recomputed
+OP_SAC_KEPT = frozenset({"q", "v", "softmax_lse", "softmax_output", "attn_dropout_mask", "attn_dropout_output",
+                         "out_proj_input", "mlp_gate", "mlp_fc1_output"})
+
+
+def _op_sac_tensors(none: list[dict[str, Any]], *, tokens: float, t_hidden: float, d_model: float, tp: int,
+                    sequence_parallel: bool, ffn: str, act: float) -> list[dict[str, Any]]:
+    """What op-level selective AC keeps of one dense layer (torchtitan; ``op_sac_matmuls``): the block
+    input (the checkpoint's input), the outputs of the saved matmuls (Q, V, the gate or fc1 output and,
+    gated, the down projection's output: tokens x d on each TP rank, before its reduce-scatter), the
+    attention op's outputs (the O-projection input and the fp32 LSE with FlashAttention; without it the
+    score tensors of the no-recompute list), and with TP and SP the two reduce-scatter outputs. The
+    element-wise ops (norms, rotary, SiLU x up, residual adds, dropout) are all recomputed."""
+    out = [_tensor("layer_input", "layer", "hidden", t_hidden, d_model, act)]
+    out += [x for x in none if x["name"] in OP_SAC_KEPT]
+    if ffn in GATED_FFNS:
+        out.append(_tensor("mlp_down_output", "mlp", "tp", tokens, d_model, act))
+    if tp > 1 and sequence_parallel:
+        out.append(_tensor("attn_reduce_scatter_output", "attention", "hidden", t_hidden, d_model, act))
+        out.append(_tensor("mlp_reduce_scatter_output", "mlp", "hidden", t_hidden, d_model, act))
     return out
 
 
@@ -509,7 +573,9 @@ def activations_per_gpu(
         stored = layer_activation_bytes(**shape, **common, recompute=recompute,
                                         recompute_modules=recompute_modules)
         none = layer_activation_bytes(**shape, **common, recompute="none")
-        per_kind[kind] = (stored, none - stored)
+        # op-level SAC under TP can keep more than no recompute (it saves the down projection's tokens x d
+        # partial sums): nothing is recomputed beyond the layer's own tensors, so the working set is at least 0
+        per_kind[kind] = (stored, max(0.0, none - stored))
 
     starts = list(itertools.accumulate(layer_counts[:-1], initial=0))  # first layer of each stage
 

@@ -46,13 +46,14 @@ import math
 from typing import Any
 
 from workbook.reference import fp8
+from workbook.reference.activations import op_sac_gemm_recompute_frac
 from workbook.reference.decode_time import gemm_time_s
 from workbook.reference.hardware import nic_aggregate_GBps
 from workbook.reference.params import ffn_matrices, mla_attention_params
 from workbook.units import GB, TERA
 
 SCHEDULES = ("1f1b", "interleaved", "zero_bubble")
-RECOMPUTE_MODES = ("none", "selective", "full")
+RECOMPUTE_MODES = ("none", "selective", "full", "op_selective")
 ATTENTION_KERNELS = ("flash", "unfused")
 
 #: forward-equivalents of training: forward 1 + backward 2 (Narayanan et al. 2021 §5.1, spec 17.1.1)
@@ -178,18 +179,27 @@ def layer_profile(*, layers: int, d_model: float, d_ff: float, n_heads: float, n
     }
 
 
-def recompute_fwd_frac(recompute: str) -> dict[str, float]:
+def recompute_fwd_frac(recompute: str, op_sac_gemm_frac: float | None = None) -> dict[str, float]:
     """Extra forward work per layer of a recompute mode (Korthikanti et al. 2022 §4-5):
     full: the whole layer forward again (matmuls, attention, element-wise);
-    selective: only the attention core (QK^T, softmax, dropout, AV); none: nothing.
+    selective: only the attention core (QK^T, softmax, dropout, AV); none: nothing;
+    op_selective (torchtitan's op-level selective AC, workbook.reference.activations.op_sac_matmuls): the
+    matmuls whose outputs it does not save (``op_sac_gemm_frac`` of the layer's matmul FLOPs, every
+    second one) and every element-wise op; the attention op's output is saved, so the core is not run
+    again, nor the reduce-scatters, but the SP all-gathers are (one all-reduce's worth).
     Keys: gemm, attn, elem (all element-wise bytes), elem_scores (the unfused softmax/dropout bytes
-    alone), each in forward passes."""
+    alone), each in forward passes; tp the extra TP all-reduces per layer (full 2, op_selective 1)."""
     if recompute == "full":
-        return {"gemm": 1.0, "attn": 1.0, "elem": 1.0, "elem_scores": 0.0}
+        return {"gemm": 1.0, "attn": 1.0, "elem": 1.0, "elem_scores": 0.0, "tp": 2.0}
     if recompute == "selective":
-        return {"gemm": 0.0, "attn": 1.0, "elem": 0.0, "elem_scores": 1.0}
+        return {"gemm": 0.0, "attn": 1.0, "elem": 0.0, "elem_scores": 1.0, "tp": 0.0}
     if recompute == "none":
-        return {"gemm": 0.0, "attn": 0.0, "elem": 0.0, "elem_scores": 0.0}
+        return {"gemm": 0.0, "attn": 0.0, "elem": 0.0, "elem_scores": 0.0, "tp": 0.0}
+    if recompute == "op_selective":
+        if op_sac_gemm_frac is None:
+            raise ValueError("recompute 'op_selective' needs op_sac_gemm_frac (the share of matmul FLOPs recomputed)")
+        _frac(op_sac_gemm_frac=op_sac_gemm_frac)
+        return {"gemm": float(op_sac_gemm_frac), "attn": 0.0, "elem": 1.0, "elem_scores": 0.0, "tp": 1.0}
     raise ValueError(f"unknown recompute mode {recompute!r}; expected one of {RECOMPUTE_MODES}")
 
 
@@ -364,7 +374,13 @@ def stage_terms(
     bw_nvl = nvlink_GBps * nvlink_efficiency
     bw_nic = nic_GBps * network_efficiency
     mask = 1.0 if attention_kernel == "unfused" else attention_mask_frac
-    rc = recompute_fwd_frac(recompute)
+    op_frac = None
+    if recompute == "op_selective":
+        if moe or attention == "mla":
+            raise ValueError("recompute 'op_selective' is modelled for dense GQA/MHA models only (not MLA, not MoE)")
+        op_frac = op_sac_gemm_recompute_frac(d_model=d_model, n_heads=n_heads, d_ff=d_ff, head_dim=head_dim,
+                                             n_kv_heads=n_kv_heads, ffn=ffn)
+    rc = recompute_fwd_frac(recompute, op_frac)
     mb_units = FWD_UNITS + BWD_UNITS  # forward + backward in forward-equivalents
 
     # ---- FLOPs per layer per micro-batch (whole TP*CP group), forward
@@ -422,7 +438,7 @@ def stage_terms(
     # 2 backward, 2 more with full recompute (Narayanan 2021 §3.2; Korthikanti 2022 §4.2)
     tp_link_bw, tp_alpha = (bw_nvl, nvlink_latency_s) if tp <= gpus_per_node else (bw_nic, network_latency_s)
     act_GB = tokens_gpu * d_model * act_bytes / GB
-    n_tp = 2 * (2 + (1 if recompute == "full" else 0))
+    n_tp = 2 * 2 + rc["tp"]
     t_tp_layer = n_tp * collective_time_s(primitive="all_reduce", size_GB=act_GB, n=tp, bw_GBps=tp_link_bw,
                                           alpha_s=tp_alpha) if tp > 1 else 0.0
     t_tp_layer_exposed = (1 - tp_overlap_frac) * t_tp_layer

@@ -10,7 +10,10 @@ Precision = Literal["fp32", "bf16", "fp16", "fp8"]
 WeightPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Optimizer = Literal["adam", "adam_mv", "adam_8bit", "sgd_momentum", "adam_mini", "sgd"]
-Recompute = Literal["none", "selective", "full"]
+#: activation recompute: none; selective (Megatron's core attention, Korthikanti et al. 2022); full (per layer);
+#: op_selective (torchtitan's op-level selective AC: saves every other matmul's output and the attention's,
+#: recomputes the rest; dense GQA/MHA models only; docs/activations.md)
+Recompute = Literal["none", "selective", "full", "op_selective"]
 #: FP8 training recipes (workbook.reference.fp8; Transformer Engine, torchao.float8, DeepSeek-V3 §3.3)
 Fp8Recipe = Literal["delayed", "current", "rowwise", "blockwise"]
 #: training frameworks (catalog/frameworks.yaml profiles; megatron = the step model as validated)
@@ -104,7 +107,8 @@ class TrainingInputs(_Strict):
     zero_stage: int = In(1, title="ZeRO stage", unit="stage", example=1, ge=0, le=3,
                          desc="ZeRO stage 0-3", note="spec 17.4.8")
     recompute: Recompute = In("full", title="Recompute", unit="choice", example="full",
-                              desc="Activation recompute mode", note="spec 17.4.6")
+                              desc="Activation recompute mode",
+                              note="spec 17.4.6; op_selective = torchtitan op-level SAC, dense models only")
     num_gpus: int = In(8, title="GPUs in the job", unit="GPUs", example=256, ge=1, le=1_000_000,
                        desc="GPUs in the training job N", note="N = TP x CP x PP x DP")
     tp: int = In(1, title="TP degree", unit="GPUs", example=8, ge=1, le=64, desc="Tensor-parallel degree")

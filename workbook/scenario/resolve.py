@@ -71,6 +71,11 @@ def _layout_fits_model(scenario: Scenario, model: Model) -> None:
     if t.pp > model.layers:
         raise InputError(f"pp={t.pp} exceeds the model's {model.layers} layers", field="training.pp",
                          expected=f"1 to {model.layers}", **_where(scenario, ("training", "pp")))
+    if t.recompute == "op_selective" and (model.moe or model.attention == "mla"):
+        kind = "an MoE" if model.moe else "an MLA"
+        raise InputError(f"recompute 'op_selective' (torchtitan's op-level selective AC) is modelled for dense "
+                         f"GQA/MHA models only; {model.id!r} is {kind} model", field="training.recompute",
+                         expected="one of none, selective, full", **_where(scenario, ("training", "recompute")))
     if model.moe and model.n_routed_experts and model.n_routed_experts % t.ep:
         raise InputError(f"ep={t.ep} must divide the model's {model.n_routed_experts} routed experts",
                          field="training.ep", expected="a divisor of the routed experts",

@@ -20,7 +20,8 @@ from workbook.scenario.model import MemoryModel, Optimizer, Precision, Recompute
 
 
 def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
-    """*n* valid scenarios; scenario i uses GPU i mod #GPUs, ZeRO stage i mod 4, recompute i mod 3,
+    """*n* valid scenarios; scenario i uses GPU i mod #GPUs, ZeRO stage i mod 4, recompute i mod 3 (op_selective
+    on every fourth dense GQA/MHA model),
     memory model (i div 4) mod 2 (so both models meet every ZeRO stage)."""
     rng = random.Random(seed)
     rng_step = random.Random(f"{seed}-step")
@@ -33,7 +34,8 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
     models = sorted(catalog.models)
     moe = [m for m in models if catalog.models[m].moe]
     dense = [m for m in models if not catalog.models[m].moe]
-    recompute = list(get_args(Recompute))
+    # op_selective (dense GQA/MHA models only) replaces the mode of every fourth dense scenario
+    recompute = [r for r in get_args(Recompute) if r != "op_selective"]
     memory_models = list(get_args(MemoryModel))
     out = []
     for i in range(n):
@@ -64,7 +66,8 @@ def random_scenarios(catalog, n: int, seed: int = 0) -> list[Scenario]:
                 "precision": (precision := rng.choice(precisions)),
                 "optimizer": rng.choice(list(get_args(Optimizer))),
                 "zero_stage": i % 4,
-                "recompute": recompute[i % len(recompute)],
+                "recompute": "op_selective" if i % 4 == 3 and not model.moe and model.attention != "mla"
+                else recompute[i % len(recompute)],
                 "num_gpus": tp * cp * pp * dp,
                 "tp": tp,
                 "pp": pp,

@@ -63,14 +63,25 @@ ITEMS = {
     "act_moe_layer_none_GB": "={model_moe}*({act_dense_layer_none_GB}-{act_mlp_GB}+{act_router_GB}"
     "+{act_routed_GB}+{act_shared_GB})",
     "act_layer_input_GB": f"={{act_hidden_tokens}}*{{model_d_model}}*{_E}/c_GB",
+    # op-level selective AC (torchtitan): the saved matmuls' outputs Q, V, gate (or fc1) and, gated, the down
+    # projection's output (tokens x d per TP rank: ffn matrices - 2 = 1 gated, 0 GELU); with TP and SP the two
+    # reduce-scatter outputs
+    "act_op_sac_mm_GB": f"=IF(OR({{model_moe}}=1,{_MLA}),0,{{act_tokens}}*{_E}*({{model_head_dim}}*({{act_heads_per_gpu}}"
+    "+{act_kv_heads_per_gpu})+{act_dense_d_ff}/{training.tp}+({ffn_matrices}-c_two)*{model_d_model})/c_GB)",
+    "act_op_sac_rs_GB": f"=IF(OR({{model_moe}}=1,{_MLA},{{training.tp}}=1,{{act_sp_flag}}=0),0,"
+    f"c_two*{{act_hidden_tokens}}*{{model_d_model}}*{_E}/c_GB)",
+    "act_op_sac_layer_GB": f"=IF(OR({{model_moe}}=1,{_MLA}),0,{{act_layer_input_GB}}+{{act_op_sac_mm_GB}}"
+    "+{act_out_proj_GB}+{act_scores_GB}+{act_op_sac_rs_GB})",
     "act_recompute_option": "=INDEX(t_tm_recompute_option,MATCH({training.recompute},t_tm_recompute_mode,0))",
     # none keeps everything; selective recomputes the core attention; full keeps the layer input
+    # op_selective: the layer above (refused for MoE models: their MoE layer shows no saving)
     "act_dense_layer_GB": "=CHOOSE({act_recompute_option},{act_dense_layer_none_GB},"
-    "{act_dense_layer_none_GB}-{act_scores_GB},{act_layer_input_GB})",
+    "{act_dense_layer_none_GB}-{act_scores_GB},{act_layer_input_GB},{act_op_sac_layer_GB})",
     "act_moe_layer_GB": "=CHOOSE({act_recompute_option},{act_moe_layer_none_GB},"
-    "{act_moe_layer_none_GB}-{model_moe}*{act_scores_GB},{model_moe}*{act_layer_input_GB})",
-    "act_dense_work_GB": "={act_dense_layer_none_GB}-{act_dense_layer_GB}",
-    "act_moe_work_GB": "={act_moe_layer_none_GB}-{act_moe_layer_GB}",
+    "{act_moe_layer_none_GB}-{model_moe}*{act_scores_GB},{model_moe}*{act_layer_input_GB},{act_moe_layer_none_GB})",
+    # at least 0: op-level SAC under TP can keep more than no recompute (the down projection's partial sums)
+    "act_dense_work_GB": "=MAX(0,{act_dense_layer_none_GB}-{act_dense_layer_GB})",
+    "act_moe_work_GB": "=MAX(0,{act_moe_layer_none_GB}-{act_moe_layer_GB})",
     "act_embedding_GB": "=({act_tokens}*c_act_token_id_bytes+{act_dropout_flag}*{act_hidden_tokens}"
     "*{model_d_model}*c_act_mask_bytes)/c_GB",
     "act_output_layer_GB": f"=({{act_hidden_tokens}}*(c_two*{{model_d_model}}*{_E}+{{act_norm_stats_width}}"

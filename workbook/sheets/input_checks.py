@@ -56,5 +56,12 @@ def _tables() -> dict:
 CONSTANTS = _constants()
 TABLES = _tables()
 ITEMS = {f"input_error_{r.name}": _template(r) for r in input_rows()}
+# op_selective (torchtitan's op-level selective AC) is modelled for dense GQA/MHA models only
+# (workbook.scenario.resolve refuses it for an MoE or MLA model; a bad model id is its own input's error)
+_RC = "{training.recompute}"
+_MOE_OR_MLA = ("IFERROR(OR(INDEX(cat_model_moe,MATCH({model},cat_model_id,0))=1,"
+               'INDEX(cat_model_attention,MATCH({model},cat_model_id,0))="mla"),FALSE)')
+ITEMS["input_error_training_recompute"] = (f"=IF(ISNUMBER(MATCH({_RC},t_ch_training_recompute_choice,0)),"
+                                           f'IF(AND({_RC}="op_selective",{_MOE_OR_MLA}),1,0),1)')
 ITEMS["input_error_efficiency"] = "=IF(ISNUMBER(MATCH({gpu},cat_eff_gpu,0)),0,1)"
 ITEMS["plan_input_errors_count"] = "=SUM({input_error_name}:{input_error_efficiency})"

@@ -25,11 +25,13 @@ TABLES = {
     "recompute_fwd": (
         "mode",
         [
-            ("none", {"frac": 0.0}),
-            ("selective", {"frac": 0.6}),
-            ("full", {"frac": 1.0}),
+            ("none", {"frac": 0.0, "op_sac": 0.0}),
+            ("selective", {"frac": 0.6, "op_sac": 0.0}),
+            ("full", {"frac": 1.0, "op_sac": 0.0}),
+            ("op_selective", {"frac": 0.0, "op_sac": 1.0}),
         ],
-        "spec 17.4.6 (fraction of one forward recomputed: full 1 = +33%, selective about +20%)",
+        "spec 17.4.6 (fraction of one forward recomputed: full 1 = +33%, selective about +20%); op_selective "
+        "(torchtitan op-level selective AC): its recomputed matmul share (op_sac = 1)",
     ),
 }
 
@@ -91,8 +93,13 @@ ITEMS = {
     "train_FLOP_per_token": "=c_two*c_train_fwd_units*{params_active}",
     "train_total_FLOPs": "={train_FLOP_per_token}*{training.tokens}",
     "train_total_ne_FLOPs": "=c_two*c_train_fwd_units*{params_active_non_embedding}*{training.tokens}",
+    # torchtitan op-level SAC recomputes every second matmul of a dense block: K, O and the FFN up (GELU: fc2)
+    "op_sac_gemm_recompute_frac": "=IF(OR({model_moe}=1,{model_is_mla_flag}=1),0,({model_n_kv_heads}*{model_head_dim}"
+    "+{model_n_heads}*{model_head_dim}+{model_d_ff})/(c_two*({model_n_heads}+{model_n_kv_heads})*{model_head_dim}"
+    "+{ffn_matrices}*{model_d_ff}))",
     "recompute_compute_factor": "=(c_train_fwd_units+INDEX(t_recompute_fwd_frac,MATCH({training.recompute},"
-    "t_recompute_fwd_mode,0)))/c_train_fwd_units",
+    "t_recompute_fwd_mode,0))+INDEX(t_recompute_fwd_op_sac,MATCH({training.recompute},t_recompute_fwd_mode,0))"
+    "*{op_sac_gemm_recompute_frac})/c_train_fwd_units",
     "train_hw_FLOPs": "=({train_total_FLOPs}+c_train_fwd_units*{fwd_attn_FLOP_per_token}*{training.tokens})"
     "*{recompute_compute_factor}",
     "ideal_gpu_days": "={train_total_FLOPs}/({mfu_peak_TFLOPS}*c_tera*{training.mfu})/c_s_per_day",

@@ -104,4 +104,8 @@ ITEMS = {
     "state_act_per_gpu_GB": "=IF(ISBLANK({training.act_GB}),"
     + _pick("{{act_st{x}_GB}}")[1:] + ",{training.act_GB})",
     "state_total_per_gpu_GB": f"=MAX({_TOTALS})+{{train_overhead_GB}}",
+    # PyTorch's caching allocator: tensors allocated, and the device memory it reserves for them
+    "state_allocator_reserve_frac": "=INDEX(t_st_framework_reserve_frac,MATCH({training.framework},t_st_framework_id,0))",
+    "state_allocated_per_gpu_GB": "={state_total_per_gpu_GB}-{train_overhead_GB}",
+    "state_reserved_per_gpu_GB": "={state_allocated_per_gpu_GB}*(1+{state_allocator_reserve_frac})",
 }

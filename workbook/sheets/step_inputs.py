@@ -23,21 +23,25 @@ CONSTANTS = [
 def _recompute_rows() -> list[tuple[str, dict[str, float]]]:
     rows = []
     for mode in get_args(Recompute):
-        rc = stm.recompute_fwd_frac(mode)
+        # op_selective: gemm 0 here plus op_sac x the model's recomputed matmul share (Models block)
+        rc = stm.recompute_fwd_frac(mode, 0.0)
         rows.append((mode, {"gemm": rc["gemm"], "attn": rc["attn"], "elem": rc["elem"], "scores": rc["elem_scores"],
-                            "full": 1.0 if mode == "full" else 0.0}))
+                            "full": 1.0 if mode == "full" else 0.0, "tp_extra": rc["tp"],
+                            "op_sac": 1.0 if mode == "op_selective" else 0.0}))
     return rows
 
 
 TABLES = {
-    "st_recompute": ("mode", _recompute_rows(), "Korthikanti et al. 2022 §4-5 (extra forward passes per layer)"),
+    "st_recompute": ("mode", _recompute_rows(), "Korthikanti et al. 2022 §4-5 (extra forward passes per layer); torchtitan op-level SAC (op_selective)"),
     "st_fp8_recipe": ("name", [(n, {"gemm_rate_frac": r.gemm_rate_frac, "cast_bytes": r.cast_bytes_per_elem,
                                      "weight_bytes": r.weight_bytes}) for n, r in fp8.RECIPES.items()],
                       "TE, torchao, DeepSeek-V3 FP8 recipes; rowwise, blockwise rates estimated"),
     "st_framework": ("id", [(f.id, {"gemm_factor": f.gemm_efficiency_factor, "attn_factor":
-                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor})
+                                    f.attention_efficiency_factor, "elem_factor": f.elementwise_bytes_factor,
+                                    "reserve_frac": f.allocator_reserve_frac})
                              for f in shipped_frameworks().values()],
-                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM"),
+                     "catalog/frameworks.yaml (docs/frameworks.md): each profile's factors vs Megatron-LM; its caching "
+                     "allocator's reserve (GMLake, ASPLOS 2024)"),
     "st_precision": ("name", [(p, {"act_bytes": ACT_BYTES[p]}) for p in get_args(Precision)],
                      "docs/step_time.md (BF16 activations; FP32 4 B)"),
 }
@@ -95,11 +99,13 @@ ITEMS = {
     "st_flash_flag": _flag("flash_attention"),
     "st_sp_flag": _flag("sequence_parallel"),
     "st_dropout_flag": _flag("dropout"),
-    "st_recompute_gemm_frac": "=" + _RC.format(col="gemm"),
+    "st_recompute_gemm_frac": "=" + _RC.format(col="gemm") + "+" + _RC.format(col="op_sac")
+    + "*{op_sac_gemm_recompute_frac}",
     "st_recompute_attn_frac": "=" + _RC.format(col="attn"),
     "st_recompute_elem_frac": "=" + _RC.format(col="elem"),
     "st_recompute_scores_frac": "=" + _RC.format(col="scores"),
     "st_recompute_full_flag": "=" + _RC.format(col="full"),
+    "st_recompute_tp_extra": "=" + _RC.format(col="tp_extra"),
     "st_act_bytes": "=INDEX(t_st_precision_act_bytes,MATCH({training.precision},t_st_precision_name,0))",
     # FP8: the recipe's all-gather bytes (1 where FP8 weights are gathered, else BF16 2)
     "st_weight_bytes": "=IF({st_fp8_flag}=1,INDEX(t_st_fp8_recipe_weight_bytes,{st_fp8_recipe_index}),"

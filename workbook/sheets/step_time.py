@@ -5,7 +5,7 @@ all-reduce, (n-1)/n for an all-to-all, 1 for a send."""
 
 from __future__ import annotations
 
-from workbook.calc.step_time import TP_COLLECTIVES, TP_COLLECTIVES_RECOMPUTE
+from workbook.calc.step_time import TP_COLLECTIVES
 from workbook.sheets.serving_step import ridge
 from workbook.sheets.step_inputs import _flag
 from workbook.reference import step_time as stm
@@ -27,8 +27,6 @@ CONSTANTS = [
      "spec 17.4.8"),
     ("st_tp_collectives", TP_COLLECTIVES, "count", "TP all-reduces per layer per micro-batch (2 fwd + 2 bwd)",
      "Narayanan et al. 2021 §3.2"),
-    ("st_tp_collectives_recompute", TP_COLLECTIVES_RECOMPUTE, "count",
-     "Extra TP all-reduces per layer with full recompute", "Korthikanti et al. 2022 §4.2"),
 ]
 
 _LPS = "{st_layers_per_stage}"
@@ -81,7 +79,7 @@ ITEMS = {
     "st_tp_bw_GBps": _link("{training.tp}", "bw_GBps"),
     "st_tp_alpha_s": _link("{training.tp}", "alpha_s"),
     "st_act_GB": "={st_tokens_mb}/{training.cp}*{model_d_model}*{st_act_bytes}/c_GB",
-    "st_tp_collectives": "=c_st_tp_collectives+c_st_tp_collectives_recompute*{st_recompute_full_flag}",
+    "st_tp_collectives": "=c_st_tp_collectives+{st_recompute_tp_extra}",
     "st_tp_comm_mb_s": f"=IF({{training.tp}}>1,{_LPS}*{{st_tp_collectives}}*({{st_tp_alpha_s}}"
     "+c_two*({training.tp}-1)/{training.tp}*{st_act_GB}/{st_tp_bw_GBps}),0)",
     "st_tp_exposed_mb_s": "=(1-{training.tp_overlap_frac})*{st_tp_comm_mb_s}",

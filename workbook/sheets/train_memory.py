@@ -38,7 +38,8 @@ TABLES = {
     "tm_precision": ("name", _precision_rows(), "spec 17.4.3 (master), 17.4.5 (activation bytes)"),
     # option number = position of the mode's activation row in the CHOOSE of train_activations_GB
     "tm_recompute": ("mode", [(m, {"option": float(i + 1)}) for i, m in enumerate(get_args(Recompute))],
-                     "spec 17.4.6 (recompute modes: none, selective, full)"),
+                     "spec 17.4.6 (recompute modes: none, selective, full; op_selective = the "
+                     "torchtitan op-level mode, the book's selective formula, the tensor model's own)"),
 }
 
 _OPT = "MATCH({training.optimizer},t_tm_optimizer_name,0)"
@@ -74,7 +75,7 @@ ITEMS = {
     "+c_megatron_act_bytes_score*{model_n_heads}*{training.seq_len})/c_GB",
     "train_activations_GB": "=IF(ISBLANK({training.act_GB}),CHOOSE(INDEX(t_tm_recompute_option,"
     "MATCH({training.recompute},t_tm_recompute_mode,0)),{act_no_recompute_GB},{act_selective_GB},"
-    "{act_full_recompute_GB}),{training.act_GB})",
+    "{act_full_recompute_GB},{act_selective_GB}),{training.act_GB})",
     "train_act_saving_frac": "=IF({act_no_recompute_GB}>0,1-{train_activations_GB}/{act_no_recompute_GB},0)",
     "train_overhead_GB": "={training.runtime_overhead_GB}",
     "train_total_GB": "={train_static_GB}+{train_activations_GB}+{train_overhead_GB}",

@@ -49,6 +49,8 @@ ITEMS = {
     "zero_hbm_capacity_GB": f"=IF({_BOOK},{{gpu_hbm_GB}},{{zero_hbm_device_GB}}*{{training.hbm_allocatable_frac}})",
     "zero_hbm_headroom_GB": "={zero_hbm_capacity_GB}-{zero_total_per_gpu_GB}",
     "zero_fits_hbm_flag": "=IF({zero_total_per_gpu_GB}<={zero_hbm_capacity_GB},1,0)",
+    "zero_device_need_GB": "={state_reserved_per_gpu_GB}+{train_overhead_GB}",
+    "zero_device_fits_flag": "=IF({zero_device_need_GB}<={zero_hbm_device_GB},1,0)",
     "zero0_fits_flag": "=IF({zero0_static_per_gpu_GB}" + _ACT_OVH,
     "zero1_fits_flag": "=IF({zero1_static_per_gpu_GB}" + _ACT_OVH,
     "zero2_fits_flag": "=IF({zero2_static_per_gpu_GB}" + _ACT_OVH,
