@@ -215,6 +215,24 @@ def llama3_interleaving() -> str:
     return "; ".join(out)
 
 
+def moe_fused_call() -> str:
+    """The fused-MoE terms of the decode step (engines.yaml moe_layer_us, moe_expert_us) on DeepSeek-R1 FP8 at TP 8 on
+    an H200 under the sglang-0.4 profile, at one and at 32 requests (docs/serving.md "Decode step")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+
+    eng, hw = sv.ENGINES.profile("sglang-0.4"), sv.hardware("h200")
+    off = eng.model_copy(update={"moe_layer_us": 0.0, "moe_expert_us": 0.0})
+    parts = []
+    for b in (1, 32):
+        kw = dict(batch=b, context_tokens=500, hw=hw, tp=8, weight_precision="fp8")
+        on, no = dt.decode_step(sv.DSV3, engine=eng, **kw), dt.decode_step(sv.DSV3, engine=off, **kw)
+        parts.append(f"{1e3 * on['moe_experts_s']:.2f} ms at {b} request{'s' if b > 1 else ''} "
+                     f"({on['distinct_experts_per_gpu']:.0f} expert slices per layer; a {1e3 * on['step_s']:.1f} ms step "
+                     f"against {1e3 * no['step_s']:.1f} ms without)")
+    return "the two terms add " + " and ".join(parts)
+
+
 def serving_reference_summary() -> str:
     """How many points of the serving reference table (tests/reference/serving_validation.py) meet their targets
     (docs/serving.md)."""
@@ -940,6 +958,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "bad-corpus": ("docs/engineering.md", bad_corpus),
     "step-time-means": ("docs/step_time.md", step_time_means),
     "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
+    "moe-fused-call": ("docs/serving.md", moe_fused_call),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "book-examples": ("docs/engineering.md", book_examples),
     "op-sac-llama3-8b": ("docs/activations.md", op_sac_llama3_8b),

@@ -40,7 +40,8 @@ def _step(shape=sv.LLAMA70, profile="vllm-0.6.0", hw=sv.H100, **kw):
 
 def test_components_add_up():
     r = _step()
-    gpu = r["gemm_s"] + r["attention_s"] + r["small_kernels_s"] + r["allreduce_s"] + r["sampler_s"] + r["launch_s"]
+    gpu = (r["gemm_s"] + r["attention_s"] + r["small_kernels_s"] + r["allreduce_s"] + r["sampler_s"] + r["launch_s"]
+           + r["moe_experts_s"])
     assert r["gpu_s"] == pytest.approx(gpu)
     assert r["step_s"] == pytest.approx(r["gpu_s"] * (1 + ENG.profile("vllm-0.6.0").cpu_overhead_frac))
     assert r["memory_bound"] == 1 and r["cuda_graphs"] == 1
@@ -221,3 +222,70 @@ def test_a_per_query_head_kernel_is_never_faster_and_the_same_on_mha(b, ctx, tp,
     mha = dataclasses.replace(sv.LLAMA70, n_kv_heads=sv.LLAMA70.n_heads)
     assert dt.kv_reads_per_step(mha, engine=new, tp=tp) == 1.0
     assert dt.kv_reads_per_step(sv.DSV3, engine=new, tp=tp) == 1.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(e=st.integers(1, 512), k_frac=st.floats(0, 1), n=st.floats(0, 4096), dn=st.floats(0, 4096))
+def test_distinct_experts_lie_between_k_and_e_and_grow_with_tokens(e, k_frac, n, dn):
+    """E(1 − (1 − k/E)^N): k at one token, never above E nor (for N >= 1) below k, non-decreasing in N."""
+    from workbook.reference.serving_shape import expected_distinct_experts as d
+    k = max(1, min(e, round(k_frac * e)))
+    a, b = d(n_experts=e, top_k=k, tokens=n), d(n_experts=e, top_k=k, tokens=n + dn)
+    assert 0 <= a <= e * (1 + 1e-12) and b >= a * (1 - 1e-12)
+    assert d(n_experts=e, top_k=k, tokens=1) == pytest.approx(k)
+    if n >= 1:
+        assert a >= k * (1 - 1e-12)
+
+
+def test_the_fused_moe_call_costs_its_layer_and_expert_times():
+    """moe_experts_s = L_moe (t_layer + D_gpu t_expert) (engines.yaml moe_layer_us, moe_expert_us): 0 for a dense
+    model and for an engine without the terms; at batch 1 Qwen3-235B-A22B at TP 8 touches 8 expert slices per layer."""
+    eng = ENG.profile("vllm-0.10")
+    assert eng.moe_expert_us > 0 and eng.moe_layer_us > 0
+    assert ENG.profile("tensorrt-llm").moe_expert_us == 0 == ENG.profile("tensorrt-llm").moe_layer_us
+    L = sv.QWEN235.moe_layers
+    kw = dict(context_tokens=500, hw=sv.H100, tp=8, engine=eng)
+    one = dt.decode_step(sv.QWEN235, batch=1, **kw)
+    assert one["distinct_experts_per_gpu"] == pytest.approx(8)
+    assert one["moe_experts_s"] == pytest.approx(L * (eng.moe_layer_us + 8 * eng.moe_expert_us) * 1e-6)
+    big = dt.decode_step(sv.QWEN235, batch=4096, **kw)
+    assert big["moe_experts_s"] == pytest.approx(L * (eng.moe_layer_us + 128 * eng.moe_expert_us) * 1e-6, rel=1e-6)
+    assert dt.decode_step(sv.LLAMA70, batch=8, **kw)["moe_experts_s"] == 0
+    off = eng.model_copy(update={"moe_expert_us": 0.0, "moe_layer_us": 0.0})
+    r = dt.decode_step(sv.QWEN235, batch=8, **{**kw, "engine": off})
+    assert r["moe_experts_s"] == 0
+    on = dt.decode_step(sv.QWEN235, batch=8, **kw)
+    assert on["step_s"] - r["step_s"] == pytest.approx(on["moe_experts_s"] * (1 + eng.cpu_overhead_frac), rel=1e-9)
+
+
+def test_the_moe_kernel_fields_reproduce_the_published_kernel_table():
+    """engines.yaml's vLLM/SGLang values from SGLang PR 11730 (Qwen3-235B-A22B FP8, TP 8, H200, fused_moe kernel time
+    against the batch): the line a + s D through the table, s less the slice's bytes at the catalogue bandwidth,
+    a less the align/activation/reduce kernels and the two GEMM launches the step already counts."""
+    import numpy as np
+    from workbook.reference.serving_shape import expected_distinct_experts as dist
+    table = {1: 31.70, 2: 36.56, 4: 49.67, 8: 66.87, 16: 92.36, 24: 117.38, 32: 124.99}
+    d = np.array([dist(n_experts=128, top_k=8, tokens=b) for b in table])
+    a, s = np.linalg.lstsq(np.vstack([np.ones_like(d), d]).T, np.array(list(table.values())), rcond=None)[0]
+    eng, h200 = ENG.profile("sglang-0.4"), sv.hardware("h200")
+    slice_us = 3 * 4096 * 1536 / 8 / dt.decode_Bps(h200) * 1e6  # one FP8 expert slice at TP 8
+    assert eng.moe_expert_us == pytest.approx(s - slice_us, abs=0.01)
+    counted = 3 * eng.small_kernel_us + 2 * eng.graph_launch_us
+    assert eng.moe_layer_us == pytest.approx(a - counted, abs=0.05)
+    for p in ("vllm-0.6.0", "vllm-0.10", "sglang-0.3.0"):
+        assert (ENG.profile(p).moe_expert_us, ENG.profile(p).moe_layer_us) == (eng.moe_expert_us, eng.moe_layer_us)
+
+
+@settings(max_examples=80, deadline=None)
+@given(shape=st.sampled_from([sv.QWEN235, sv.DSV3]), b=st.floats(1, 2048), db=st.floats(0, 2048),
+       tp=st.sampled_from([1, 2, 4, 8]))
+def test_the_fused_moe_time_never_falls_and_stops_at_every_expert(shape, b, db, tp):
+    """The fused-MoE term grows with the batch (more distinct experts), from L_moe (t_layer + k t_expert) at one
+    token to at most L_moe (t_layer + E t_expert)."""
+    eng = ENG.profile("sglang-0.4")
+    kw = dict(context_tokens=1000, hw=sv.H100, tp=tp, engine=eng, weight_precision="fp8")
+    a = dt.decode_step(shape, batch=b, **kw)["moe_experts_s"]
+    c = dt.decode_step(shape, batch=b + db, **kw)["moe_experts_s"]
+    per = lambda n: shape.moe_layers * (eng.moe_layer_us + n * eng.moe_expert_us) * 1e-6
+    assert a <= c * (1 + 1e-12) and c <= per(shape.n_experts) * (1 + 1e-12)
+    assert a >= per(shape.top_k) * (1 - 1e-9)

@@ -26,7 +26,7 @@ ENGINE_FIELDS = ["memory_fraction", "max_num_seqs", "max_num_batched_tokens", "b
                  "eager_launch_us", "small_kernel_us", "allreduce_alpha_us", "allreduce_bus_efficiency",
                  "custom_allreduce_max_MB", "nccl_alpha_us", "cpu_overhead_frac", "cpu_per_seq_us", "scheduler_steps",
                  "decode_micro_batches", "ep_overlap_frac", "prefill_comm_sms",
-                 "decode_comm_sm_frac", "prefill_chunk_tokens", "prefill_cuda_graphs", "request_overhead_ms"]
+                 "decode_comm_sm_frac", "moe_expert_us", "moe_layer_us", "prefill_chunk_tokens", "prefill_cuda_graphs", "request_overhead_ms"]
 #: tolerance before rounding a token or request count down (binary noise just below an integer)
 FLOOR_EPS = 1e-9
 

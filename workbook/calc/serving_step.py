@@ -63,6 +63,14 @@ def ep_nodes(ctx: Context, ep: int | None = None) -> int:
     return group_nodes(tp=inf.tp, ep=inf.ep if ep is None else ep, gpus_per_node=int(ctx.gpu.gpus_per_node))
 
 
+def ss_slots(ctx: Context, shape: Any) -> float:
+    """Routed-expert slots per GPU per MoE layer (serving_shape.experts_per_gpu; 0 for a dense model)."""
+    from workbook.reference.serving_shape import experts_per_gpu
+
+    inf = ctx.s.inference
+    return experts_per_gpu(shape, ep=inf.ep, redundant_experts=inf.redundant_experts) if shape.moe else 0.0
+
+
 def decode_kwargs(ctx: Context) -> dict[str, Any]:
     """Keywords of decode_time.decode_step for the scenario (besides batch and context)."""
     inf = ctx.s.inference
@@ -91,6 +99,10 @@ QUANTITIES = [
     Q("srv_kernels_per_step", "count", "Kernels per decode step (layers x per layer + sampler tail)", _S),
     Q("srv_small_kernels_s", "s", "Small kernels of one step", _S),
     Q("srv_attn_floor_s", "s", "Attention floor: one short kernel per layer", _S),
+    Q("srv_moe_experts_all_s", "s", "Fixed time of the touched experts when a step touches every expert slot on the GPU "
+      "(MoE layers x slots x the engine's per-expert time; a step pays its distinct-expert share of it)", _S),
+    Q("srv_moe_layers_fixed_s", "s", "Fixed time of a pass's fused MoE calls besides bytes and counted kernels "
+      "(MoE layers x the engine's per-layer time)", _S),
     Q("srv_kv_reads_per_step", "x", "Times a decode step reads each KV byte (1: GQA-aware kernel; per query head: "
       "query heads per KV head on a GPU)", _S),
     Q("srv_launch_s", "s", "Kernel boundaries inside a CUDA graph", _S),
@@ -167,6 +179,9 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_kernels_per_step": kernels,
         "srv_small_kernels_s": L * dt.SMALL_KERNELS_PER_LAYER[kind] * eng.small_kernel_us * 1e-6,
         "srv_attn_floor_s": L * eng.small_kernel_us * 1e-6,
+        "srv_moe_experts_all_s": dt.moe_expert_time_s(shape, engine=eng.model_copy(update={"moe_layer_us": 0.0}),
+                                                      distinct_experts_per_gpu=ss_slots(ctx, shape)),
+        "srv_moe_layers_fixed_s": dt.moe_expert_time_s(shape, engine=eng, distinct_experts_per_gpu=0.0),
         "srv_kv_reads_per_step": dt.kv_reads_per_step(model_shape(ctx.model), engine=eng, tp=inf.tp),
         "srv_launch_s": kernels * eng.graph_launch_us * 1e-6,
         "srv_eager_launch_s": kernels * eng.eager_launch_us * 1e-6,

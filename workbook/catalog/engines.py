@@ -98,6 +98,11 @@ class EngineProfile(_Sourced):
     ep_overlap_frac: float = Field(..., ge=0, le=1, description="share of the EP all-to-all its micro-batches hide under GPU work (a scenario may override)")
     prefill_comm_sms: int = Field(..., ge=0, le=1000, description="SMs the prefill EP all-to-all kernels hold while they overlap GPU work (DeepEP normal kernels)")
     decode_comm_sm_frac: float = Field(..., ge=0, le=1, description="share of a decode EP exchange during which its kernels hold the GPU's SMs (DeepEP low-latency kernels: sending and receiving)")
+    moe_expert_us: float = Field(0.0, ge=0, le=1000, description="fixed time per distinct routed expert a decode "
+                                 "step's MoE layer touches on a GPU, besides its weight bytes (us)")
+    moe_layer_us: float = Field(0.0, ge=0, le=1000, description="fixed time of a decode step's fused MoE call per MoE "
+                                "layer besides its weight bytes, the small kernels and the launches the step already "
+                                "counts (the grouped GEMMs' ramp at a few tokens per expert) (us)")
     decode_micro_batches: int = Field(..., ge=1, le=8, description="passes a decode step splits its batch into, run one after another (two-batch overlap: 2)")
     prefill_mode: PrefillMode = Field(..., description="separate prefill steps, or chunks mixed into decode steps")
     prefill_chunk_tokens: int = Field(..., ge=1, le=10_000_000, description="largest prefill chunk (tokens)")

@@ -12,7 +12,9 @@ step), with n = B·q query tokens (q = 1, or 1 + draft tokens when a speculative
     t_ar    = L·n_ar·(alpha + 2(TP−1)/TP·n·d·b_act / (BW_nvl·e_ar))           TP all-reduces (TP > 1)
     t_ep    = L_moe·(2·alpha_net + n·k·d·(b_disp + b_comb)·f_remote / (BW_nic·e_net))   EP all-to-all
     t_samp  = n·V·4 B·3 / (BW·e_dec) + k_samp·t_small_kernel                  logits read by the sampler
-    t_gpu   = t_gemm + t_attn + t_small + t_ar + t_samp + L·k_all·t_launch_graph
+    t_moe   = L_moe·(t_moe_layer + D_gpu·t_expert)                            fused MoE call (MoE): D_gpu distinct
+              experts on the GPU per layer (below); engines.yaml moe_layer_us, moe_expert_us
+    t_gpu   = t_gemm + t_attn + t_small + t_ar + t_samp + t_moe + L·k_all·t_launch_graph
     t_step  = max(t_gpu, t_cpu_launch) + max(t_ep − o_ep·t_gpu, f_sm·t_ep) + c_cpu·t_gpu + B·c_seq
               (f_sm: the share of the exchange whose kernels hold the SMs, engines.yaml decode_comm_sm_frac;
               c_seq: unoverlapped CPU time per running sequence, engines.yaml cpu_per_seq_us)
@@ -205,6 +207,25 @@ def decode_weight_read_bytes(shape: ModelShape, *, query_tokens: float, tp: int 
             "total": dense + routed + emb_rows}
 
 
+def moe_expert_time_s(shape: ModelShape, *, distinct_experts_per_gpu: float, engine: Any) -> float:
+    """Fixed time of the fused MoE calls of one pass besides their weight bytes: L_moe·(t_layer + D_gpu·t_expert),
+    0 for a dense model.
+
+    A fused MoE call (vLLM's and SGLang's Triton fused_moe) at a few tokens per expert does not stream its
+    experts' slices at the bandwidth from the first byte: its two grouped GEMMs have a ramp and tail of their
+    own (t_layer, engines.yaml ``moe_layer_us``, beyond the align/sort, activation and reduce kernels and the
+    launches the step counts already), and each distinct expert adds a little besides its bytes (t_expert,
+    ``moe_expert_us``). Both from a published kernel table (SGLang PR 11730: fused_moe time against the
+    batch for Qwen3-235B-A22B FP8 at TP 8 on an H200; docs/serving.md "Decode step"). D_gpu =
+    slots·(1 − (1 − k/E)^N) grows from k·slots/E at one token to all slots."""
+    _nonneg(distinct_experts_per_gpu=distinct_experts_per_gpu)
+    if not shape.moe:
+        return 0.0
+    per_layer = (float(getattr(engine, "moe_layer_us", 0.0) or 0.0)
+                 + distinct_experts_per_gpu * float(getattr(engine, "moe_expert_us", 0.0) or 0.0))
+    return shape.moe_layers * per_layer * 1e-6
+
+
 def decode_gemm_FLOPs(shape: ModelShape, *, query_tokens: float, tp: int = 1, ep: int = 1) -> float:
     """Linear FLOPs of one decode step on one GPU: 2 per weight a token meets (attention, dense FFN,
     shared experts, router, LM head: sharded by TP; routed: k experts per token, balanced over EP)."""
@@ -272,7 +293,7 @@ def decode_passes(engine: Any, batch: float) -> float:
 #: components of one pass that add up over the passes of a step (times, bytes, FLOPs, tokens/s stays per step)
 _PER_PASS_SUMS = ("weight_read_bytes", "routed_read_bytes", "kv_read_bytes", "gemm_FLOPs", "attention_FLOPs",
                   "weight_read_s", "gemm_memory_s", "gemm_compute_s", "gemm_s", "attention_memory_s",
-                  "attention_compute_s", "attention_s", "small_kernels_s", "allreduce_s", "sampler_s", "launch_s",
+                  "attention_compute_s", "attention_s", "small_kernels_s", "allreduce_s", "sampler_s", "moe_experts_s", "launch_s",
                   "cpu_launch_s", "gpu_s", "ep_alltoall_s", "ep_exposed_s", "cpu_overhead_s", "cpu_sequences_s", "step_s", "tpot_s")
 
 
@@ -323,7 +344,8 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
     graphed = bool(engine.cuda_graphs) and batch <= engine.cuda_graph_max_batch
     t_launch = kernels * engine.graph_launch_us * 1e-6  # every kernel boundary, graphed or not
     t_cpu_launch = 0.0 if graphed else kernels * engine.eager_launch_us * 1e-6
-    t_gpu = t_gemm + t_attn + t_small + t_ar + t_samp + t_launch
+    t_moe = moe_expert_time_s(shape, distinct_experts_per_gpu=wr["distinct_experts_per_gpu"], engine=engine)
+    t_gpu = t_gemm + t_attn + t_small + t_ar + t_samp + t_moe + t_launch
 
     t_ep = 0.0
     if shape.moe and ep > 1:
@@ -355,6 +377,7 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
         "small_kernels_s": t_small,
         "allreduce_s": t_ar,
         "sampler_s": t_samp,
+        "moe_experts_s": t_moe,
         "launch_s": t_launch,
         "cpu_launch_s": t_cpu_launch,
         "gpu_s": t_gpu,

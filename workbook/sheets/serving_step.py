@@ -74,7 +74,8 @@ def decode_items(prefix: str, batch: str, context: str) -> dict[str, str]:
         f"{p}_ar_s": f"={m}*{{srv_ar_count}}*IF({msg}>{{srv_custom_max_B}},{nccl},"
         f"MIN({{srv_custom_alpha_s}}+{msg}*{{srv_custom_s_per_B}},{nccl}))",
         f"{p}_gpu_s": f"={{{p}_gemm_s}}+{{{p}_attn_s}}+{{{p}_ar_s}}+{b}*{{srv_sampler_s_per_token}}"
-        f"+{m}*({{srv_small_kernels_s}}+{{srv_sampler_fixed_s}}+{{srv_launch_s}})",
+        f"+{m}*({{srv_small_kernels_s}}+{{srv_sampler_fixed_s}}+{{srv_launch_s}}"
+        f"+{{srv_moe_layers_fixed_s}}+{{srv_moe_experts_all_s}}*{distinct_share(bp)})",
         f"{p}_ep_exposed_s": f"=MAX({{srv_eng_decode_comm_sm_frac}}*({m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}),"
         f"{m}*{{srv_ep_fixed_s}}+{b}*{{srv_ep_s_per_token}}-{{srv_ep_overlap_frac}}*{{{p}_gpu_s}})",
         f"{p}_step_s": f"=MAX({{{p}_gpu_s}},IF(AND({{srv_eng_cuda_graphs}}=1,{bp}<={{srv_eng_cuda_graph_max_batch}}),0,"
@@ -105,6 +106,8 @@ ITEMS = {
     "+c_srv_sampler_kernels",
     "srv_small_kernels_s": "={model_layers}*{srv_small_per_layer}*{srv_eng_small_kernel_us}/c_us_per_s",
     "srv_attn_floor_s": "={model_layers}*{srv_eng_small_kernel_us}/c_us_per_s",
+    "srv_moe_experts_all_s": "={model_moe}*{moe_layers}*{srv_routed_slots}*{srv_eng_moe_expert_us}/c_us_per_s",
+    "srv_moe_layers_fixed_s": "={model_moe}*{moe_layers}*{srv_eng_moe_layer_us}/c_us_per_s",
     "srv_kv_reads_per_step": '=IF(AND(INDEX(cat_engine_decode_attention_kernel,MATCH({inference.engine},cat_engine_id,0))'
     '="per_query_head",{model_is_mla_flag}=0),({model_n_heads}/{inference.tp})/MAX(1,{model_n_kv_heads}/{inference.tp}),1)',
     "srv_launch_s": "={srv_kernels_per_step}*{srv_eng_graph_launch_us}/c_us_per_s",
