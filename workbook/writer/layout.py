@@ -41,6 +41,7 @@ SHEET_ORDER = [
     "Cost",
     "Sensitivity",
     "TCO",
+    "Cash Flow",
     "Checks",
     "Changelog",
     "Manifest",
