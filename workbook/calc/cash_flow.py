@@ -5,7 +5,8 @@ Rent path: the rent the Cover asks for (training or both: the larger of the run 
 sheet's rows; serving only: the serving fleet 24/7) paid per day of the rental from the window's first day.
 Buy path: the TCO sheet's hardware capex in month 1, its opex (power, storage, space, staff, support) per month in
 service, the residual value as an inflow in the month the ownership horizon ends (workbook.reference.cash_flow).
-Each month also carries its first day (a date), fiscal year and fiscal quarter; calc.cash_flow_periods sums by them.
+Each month also carries its first day (a date), fiscal year and fiscal quarter; calc.cash_flow_periods sums the
+months over the window and by fiscal quarter and fiscal year.
 
 One series at a time, months in order (rows cf_m<k>_<series>), so a cumulative is the SUM of its series' rows.
 """
@@ -19,7 +20,7 @@ from workbook.units import HOURS_PER_DAY
 #: months of the Cash Flow sheet (three years)
 CF_MONTHS = 36
 MONTHS = range(1, CF_MONTHS + 1)
-_S = "issue 23 (cash flow)"
+_S = "issue 23"
 
 #: (series, unit, label) in the sheet's order
 SERIES = [("date", "date", "first day"),
@@ -58,11 +59,6 @@ QUANTITIES = [
     Q("cf_opex_per_month_usd", "USD/month", "Buy path: opex per month in service (TCO opex per year / 12)", "17.9.3"),
     Q("cf_horizon_months", "months", "Buy path: ownership horizon in months (TCO years x 12)", "17.9.3"),
     *[Q(key(k, s), unit, f"Month {k}: {label}", _S) for s, unit, label in SERIES for k in MONTHS],
-    Q("cf_rent_total_usd", "USD", "Rent path over the window: sum of the months", _S),
-    Q("cf_capex_total_usd", "USD", "Buy path capex over the window: sum of the months", _S),
-    Q("cf_opex_total_usd", "USD", "Buy path opex over the window: sum of the months", _S),
-    Q("cf_residual_total_usd", "USD", "Buy path residual value in the window: sum of the months", _S),
-    Q("cf_buy_total_usd", "USD", "Buy path net cash out over the window: sum of the months", _S),
 ]
 
 
@@ -111,7 +107,4 @@ def compute(ctx: Context) -> dict[str, float]:
     for s, _, _ in SERIES:
         for k in MONTHS:
             out[key(k, s)] = series[s][k - 1]
-    out.update({"cf_rent_total_usd": sum(rent), "cf_capex_total_usd": sum(buy["capex_usd"]),
-                "cf_opex_total_usd": sum(buy["opex_usd"]), "cf_residual_total_usd": sum(buy["residual_usd"]),
-                "cf_buy_total_usd": sum(buy["net_usd"])})
     return out

@@ -1,5 +1,5 @@
-"""Cash Flow sheet, second block: the months of calc.cash_flow summed by fiscal quarter and by fiscal year
-(issue 23 item 4). The quarters and years are consecutive from the first month's: CF_MONTHS months touch at most
+"""Cash Flow sheet, second block: the months of calc.cash_flow summed over the window, by fiscal quarter and by
+fiscal year (issue 23 item 4). The quarters and years are consecutive from the first month's: CF_MONTHS months touch at most
 QUARTERS fiscal quarters and YEARS fiscal years (a window that starts inside a quarter or a year ends inside one);
 a bucket no month falls in sums to 0. Each subtotal is a SUMIF (SUMIFS for a quarter) over the months' fiscal
 year (and quarter) rows; the sums of the subtotals reconcile with the months' (Checks sheet).
@@ -16,7 +16,7 @@ from workbook.reference import cash_flow as cf
 #: fiscal quarters and fiscal years the window can touch
 QUARTERS = range(1, CF_MONTHS // cf.MONTHS_PER_QUARTER + 2)
 YEARS = range(1, CF_MONTHS // cf.MONTHS_PER_YEAR + 2)
-_S = "issue 23 (cash flow)"
+_S = "issue 23"
 
 #: money series summed: (series of calc.cash_flow, label)
 MONEY = [("rent_usd", "rent path"), ("capex_usd", "buy path capex"), ("opex_usd", "buy path opex"),
@@ -38,7 +38,15 @@ def ykey(j: int, series: str) -> str:
     return f"cf_fy{j}_{series}"
 
 
+#: window totals: (name, series of calc.cash_flow, label)
+TOTALS = [("cf_rent_total_usd", "rent_usd", "Rent path over the window: sum of the months"),
+          ("cf_capex_total_usd", "capex_usd", "Buy path capex over the window: sum of the months"),
+          ("cf_opex_total_usd", "opex_usd", "Buy path opex over the window: sum of the months"),
+          ("cf_residual_total_usd", "residual_usd", "Buy path residual value in the window: sum of the months"),
+          ("cf_buy_total_usd", "buy_usd", "Buy path net cash out over the window: sum of the months")]
+
 QUANTITIES = [
+    *[Q(name, "USD", label, _S) for name, _, label in TOTALS],
     *[Q(qkey(j, s), unit, f"Fiscal quarter {j}: {label}", _S) for s, unit, label in QUARTER_SERIES for j in QUARTERS],
     *[Q(ykey(j, s), unit, f"Fiscal year {j}: {label}", _S) for s, unit, label in YEAR_SERIES for j in YEARS],
     Q("cf_fy_rent_total_usd", "USD", "Rent path: sum of the fiscal years", _S),
@@ -55,7 +63,7 @@ def compute(ctx: Context) -> dict[str, float]:
     q = ctx.q
     window = window_of(ctx)
     money = {s: [q[month_key(k, s)] for k in MONTHS] for s, _ in MONEY}
-    out: dict[str, float] = {}
+    out: dict[str, float] = {name: sum(money[s]) for name, s, _ in TOTALS}
     quarters = cf.quarter_buckets(window, len(QUARTERS))
     keys_q = [(m.fiscal_year, m.fiscal_quarter) for m in window]
     for j, (fy, fq) in zip(QUARTERS, quarters):
@@ -75,7 +83,7 @@ def compute(ctx: Context) -> dict[str, float]:
     out["cf_fy_buy_total_usd"] = sum(out[ykey(j, "buy_usd")] for j in YEARS)
     out["cf_q_rent_total_usd"] = sum(out[qkey(j, "rent_usd")] for j in QUARTERS)
     out["cf_q_buy_total_usd"] = sum(out[qkey(j, "buy_usd")] for j in QUARTERS)
-    rent, buy = q["cf_rent_total_usd"], q["cf_buy_total_usd"]
+    rent, buy = out["cf_rent_total_usd"], out["cf_buy_total_usd"]
     pairs = [(rent, out["cf_fy_rent_total_usd"]), (buy, out["cf_fy_buy_total_usd"]),
              (rent, out["cf_q_rent_total_usd"]), (buy, out["cf_q_buy_total_usd"])]
     out["cf_periods_off_flag"] = 1.0 if any(abs(a - b) > CHECK_REL_TOL * abs(a) for a, b in pairs) else 0.0

@@ -11,7 +11,7 @@ from workbook.reference.cash_flow import MONTHS_PER_QUARTER
 from workbook.sheets.tco import _blank_default
 
 CONSTANTS = [
-    ("cf_months", float(CF_MONTHS), "months", "Months of the Cash Flow sheet", "issue 23 (cash flow)"),
+    ("cf_months", float(CF_MONTHS), "months", "Months of the Cash Flow sheet", "issue 23"),
     ("months_per_quarter", float(MONTHS_PER_QUARTER), "month/quarter", "Months per quarter", "definition"),
 ]
 
@@ -69,11 +69,6 @@ def _items() -> dict[str, str]:
     for s, total in (("rent", "rent_usd"), ("buy", "buy_usd")):
         for k in MONTHS:
             items[key(k, f"{s}_cumulative_usd")] = f"=SUM({{{key(1, total)}}}:{{{key(k, total)}}})"
-    last = MONTHS[-1]
-    for name, s in (("cf_rent_total_usd", "rent_usd"), ("cf_capex_total_usd", "capex_usd"),
-                    ("cf_opex_total_usd", "opex_usd"), ("cf_residual_total_usd", "residual_usd"),
-                    ("cf_buy_total_usd", "buy_usd")):
-        items[name] = f"=SUM({{{key(1, s)}}}:{{{key(last, s)}}})"
     assert {s for s, _, _ in SERIES} == {k.split("_", 2)[2] for k in items if k.startswith("cf_m1_")}
     return items
 

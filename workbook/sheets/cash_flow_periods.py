@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from workbook.calc.cash_flow import MONTHS
 from workbook.calc.cash_flow import key as month_key
-from workbook.calc.cash_flow_periods import MONEY, QUARTERS, YEARS, qkey, ykey
+from workbook.calc.cash_flow_periods import MONEY, QUARTERS, TOTALS, YEARS, qkey, ykey
 
 CONSTANTS = [
     ("quarters_per_year", 4.0, "count", "Fiscal quarters per year", "definition"),
@@ -20,7 +20,7 @@ def _months(series: str) -> str:
 
 
 def _items() -> dict[str, str]:
-    items: dict[str, str] = {}
+    items = {name: f"=SUM({_months(s)})" for name, s, _ in TOTALS}
     for j in QUARTERS:
         items[qkey(j, "quarter")] = (f"={{{month_key(1, 'fiscal_quarter')}}}" if j == 1 else
                                      f"=MOD({{{qkey(j - 1, 'quarter')}}},c_quarters_per_year)+1")
