@@ -104,7 +104,8 @@ def test_sheet_titles_and_order(wb):
                              "Constants", "Plan", "Training Memory", "Activations", "ZeRO", "KV Cache", "Step Time",
                              "Comm", "Storage",
                              "Inference", "Cost", "Sensitivity", "TCO",
-                             "Cash Flow", "Checks", "Manifest"]  # Changelog only after a catalogue change (test_changelog)
+                             "Cash Flow", "Checks",
+                             "Manifest"]  # Changelog only after a catalogue change (test_changelog)
     assert all(len(t) <= 31 for t in wb.sheetnames)
 
 

@@ -1,8 +1,8 @@
 """Cash Flow sheet, second block: the months of calc.cash_flow summed over the window, by fiscal quarter and by
-fiscal year (issue 23 item 4). The quarters and years are consecutive from the first month's: CF_MONTHS months touch at most
-QUARTERS fiscal quarters and YEARS fiscal years (a window that starts inside a quarter or a year ends inside one);
-a bucket no month falls in sums to 0. Each subtotal is a SUMIF (SUMIFS for a quarter) over the months' fiscal
-year (and quarter) rows; the sums of the subtotals reconcile with the months' (Checks sheet).
+fiscal year (issue 23 item 4). The quarters and years are consecutive from the first month's: CF_MONTHS months
+touch at most QUARTERS fiscal quarters and YEARS fiscal years (a window that starts inside a quarter or a year ends
+inside one); a bucket no month falls in sums to 0. Each subtotal is a SUMIF (SUMIFS for a quarter) over the months'
+fiscal year (and quarter) rows; the sums of the subtotals reconcile with the months' (Checks sheet).
 """
 
 from __future__ import annotations
