@@ -870,6 +870,16 @@ def compare_1796_table() -> str:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.table()
+def cash_flow_17_9_4() -> str:
+    """The Cash Flow sheet of the 17.9.4 request's plan: the rent by month, then each fiscal year (docs/finance.md)."""
+    from workbook.planner.cash_flow_report import usd
+
+    cf = _outcome("17.9.4-70b-h800.yaml").data["cash_flow"]
+    months = "; ".join(f"{m['first_day'][:7]} {usd(m['rent_usd'])}" for m in cf["by_month"] if m["rent_usd"] > 0)
+    years = "; ".join(f"FY{y['fiscal_year']}: rent {usd(y['rent_usd'])}, buy capex {usd(y['capex_usd'])}, opex "
+                      f"{usd(y['opex_usd'])}, residual {usd(y['residual_usd'])} in, net {usd(y['buy_usd'])}"
+                      for y in cf["by_fiscal_year"])
+    return f"rent by month {months}; by fiscal year {years}"
 
 
 @lru_cache(maxsize=None)
@@ -936,6 +946,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-mixtral": ("docs/engineering.md", plan_mixtral),
     "tco-17.9.4": ("docs/finance.md", tco_17_9_4),
     "tco-17.9.4-verdict": ("docs/finance.md", tco_17_9_4_verdict),
+    "cash-flow-17.9.4": ("docs/finance.md", cash_flow_17_9_4),
     "accuracy": ("README.md", accuracy),
     "publications": ("README.md", publications),
     "priced-17.9.4": ("README.md", priced_17_9_4),

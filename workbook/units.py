@@ -33,6 +33,7 @@ SECONDS_PER_DAY = 86400.0
 HOURS_PER_DAY = 24.0
 DAYS_PER_YEAR = 365.0
 HOURS_PER_YEAR = 8760.0
+MONTHS_PER_YEAR = 12
 MS_PER_S = 1e3
 US_PER_S = 1e6
 
@@ -156,6 +157,10 @@ UNITS: dict[str, str] = {
     "days": "days",
     "months": "months",
     "years": "years",
+    "date": "a calendar date (an Excel date serial, shown as month and year)",
+    "year": "a calendar or fiscal year (a fiscal year is named by the calendar year it ends in)",
+    "month": "a calendar month of the year, 1-12",
+    "quarter": "a fiscal quarter, 1-4",
     "GPU-h": "GPU-hours",
     "GPU-days": "GPU-days",
     # unit factors of the Constants block
@@ -165,6 +170,7 @@ UNITS: dict[str, str] = {
     "ms/s": "milliseconds per second", "us/s": "microseconds per second", "s/min": "seconds per minute",
     "s/h": "seconds per hour", "s/day": "seconds per day", "h/day": "hours per day",
     "day/yr": "days per year", "h/yr": "hours per year", "month/yr": "months per year",
+    "month/quarter": "months per quarter",
 }
 
 #: unit of a catalogue field from its name's suffix (GB = 1e9 bytes)

@@ -24,6 +24,7 @@ SIGNED = ("headroom", "vs_published", "shortfall", "kv_free", "denom", "intercep
           # the queue-wait tangent at rate 0
           # (< 0: target missed)
           "npv_buy_saving",  # TCO: rent NPV - buy NPV (< 0: renting is cheaper)
+          "_buy_usd", "buy_cumulative",  # Cash Flow: the buy path's net cash out (< 0: the residual value comes in)
           "_line")  # serving_load: the secant's crossing, intercept / denom (< 0 with denom <= 0: not valid)
 #: names that end so are signed: the load refinements' secant slope of Little's law's map (srv_ss<k>_g,
 #: srv_ml<k>_g), which falls where a larger batch spreads the prefill over more prompts per step

@@ -49,6 +49,7 @@ def test_every_quantity_is_a_formula_row(built):
 
 
 def test_cached_values_are_the_reference_values(built, catalog):
+    from workbook.engines.values import normalize
     from workbook.writer import plan_scenarios
     from workbook.scenario import load_scenarios
     from tests.writer.conftest import SHIPPED
@@ -59,7 +60,7 @@ def test_cached_values_are_the_reference_values(built, catalog):
     for rec in book.cells.by_role("calc", "link", "check"):
         if rec.key not in results[0] or rec.sheet == "Summary":  # Summary: text where n/a (verify checks it)
             continue
-        got = wbv[rec.sheet][rec.coord].value
+        got = normalize(wbv[rec.sheet][rec.coord].value)  # a date cell reads as a datetime: its serial
         want = results[rec.scenario][rec.key]
         assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (rec.sheet, rec.coord, got, want)
 
@@ -103,7 +104,8 @@ def test_sheet_titles_and_order(wb):
                              "Constants", "Plan", "Training Memory", "Activations", "ZeRO", "KV Cache", "Step Time",
                              "Comm", "Storage",
                              "Inference", "Cost", "TCO", "Sensitivity",
-                             "Checks", "Manifest"]  # Changelog only after a catalogue change (test_changelog)
+                             "Cash Flow", "Checks",
+                             "Manifest"]  # Changelog only after a catalogue change (test_changelog)
     assert all(len(t) <= 31 for t in wb.sheetnames)
 
 
@@ -226,6 +228,10 @@ def _break_print_titles(wb):
     wb["Plan"].print_title_rows = "4:4"
 
 
+def _break_currency_header(wb):
+    wb["TCO"].oddHeader.center.text = ""
+
+
 def _break_freeze_rows(wb):
     wb["Models"].freeze_panes = "B40"  # 39 rows frozen: the window shows nothing else
 
@@ -248,6 +254,7 @@ BREAKERS = [
     (_break_fit_width, rules.print_setup),
     (_break_portrait, rules.print_setup),
     (_break_print_titles, rules.print_setup),
+    (_break_currency_header, rules.print_setup),
     (_break_freeze_rows, rules.freeze_panes),
     (_break_freeze_calc, rules.freeze_panes),
 ]
@@ -288,3 +295,14 @@ def test_text_stays_text(tmp_path, catalog):
     ws = openpyxl.load_workbook(path)["Hardware"]
     cells = [c for row in ws.iter_rows() for c in row if c.value == "=HYPERLINK(\"http://x\")"]
     assert cells and all(c.data_type == "s" for c in cells)
+
+
+@pytest.mark.parametrize("formula, ok", [
+    ("=DATE(YEAR(F12),MONTH(F12)+1,1)", True),  # the Cash Flow sheet's next month
+    ("=EDATE(F12,1)", False),  # not on the list (pycel computes it wrong)
+    ("=TODAY()", False),  # volatile
+])
+def test_date_functions_of_the_cash_flow_are_allowed(formula, ok):
+    wb = openpyxl.Workbook()
+    wb.active["F20"] = formula
+    assert (rules.allowed_functions(wb) == []) == ok

@@ -26,6 +26,7 @@ ALLOWED_FUNCTIONS = {
     "INDEX", "MATCH", "VLOOKUP", "HLOOKUP", "LOOKUP", "ROW", "COLUMN", "ROWS", "COLUMNS",
     "CONCATENATE", "LEFT", "RIGHT", "MID", "LEN", "UPPER", "SUBSTITUTE", "VALUE", "FIND", "SEARCH", "REPT",
     "EXACT", "FIXED",
+    "DATE", "YEAR", "MONTH",  # the Cash Flow sheet's months (Excel, LibreOffice, Gnumeric and formulas alike)
 }
 MAX_FORMULA_LEN = 300
 _REF = re.compile(r"^(?:(?P<sheet>'[^']+'|[A-Za-z0-9_]+)!)?\$?(?P<col>[A-Z]{1,3})\$?(?P<row>\d+)(?::\$?[A-Z]{1,3}\$?\d+)?$")
@@ -251,7 +252,7 @@ def print_setup(wb) -> list[str]:
     Print area; A4, landscape (the Cover may be portrait); fit to the page width, as many pages
     tall as it takes, and no narrower than MIN_SCALE (so wide tables print more pages across);
     title rows (title through the table header) and the label column repeated; margins; a footer
-    with the file name, sheet and page fields, never a typed file name.
+    with the file name, sheet and page fields, never a typed file name; a page header naming the currency.
     """
     out = []
     for ws in wb.worksheets:
@@ -278,6 +279,9 @@ def print_setup(wb) -> list[str]:
             out.append(f"{t}: footer {footer!r} lacks {' '.join(missing)}")
         if re.search(r"\.xls[xmb]?", footer, re.I):
             out.append(f"{t}: footer types a file name ({footer!r}); use &F")
+        header_text = "".join(p.text or "" for p in (ws.oddHeader.left, ws.oddHeader.center, ws.oddHeader.right))
+        if printing.CURRENCY_TEXT not in header_text:
+            out.append(f"{t}: page header {header_text!r} does not say {printing.CURRENCY_TEXT!r}")
         m = ws.page_margins
         if not (0.25 <= m.left <= 1.0 and 0.25 <= m.right <= 1.0 and 0.3 <= m.top <= 1.2 and 0.3 <= m.bottom <= 1.2):
             out.append(f"{t}: margins {m.left}/{m.right}/{m.top}/{m.bottom} in")

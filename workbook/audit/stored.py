@@ -3,6 +3,7 @@ stale (the file was not recalculated after an edit: the value is missing or stil
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 from workbook.audit.findings import Finding
@@ -22,7 +23,7 @@ def compare_stored(path: Path, values_wb, record: dict) -> tuple[list[Finding], 
     for (sheet, coord), expected in sorted(want.items()):
         if sheet not in values_wb.sheetnames:
             continue
-        got = values_wb[sheet][coord].value
+        got = _serial(values_wb[sheet][coord].value)
         n += 1
         if _agrees(got, expected):
             continue
@@ -32,6 +33,16 @@ def compare_stored(path: Path, values_wb, record: dict) -> tuple[list[Finding], 
         out.append(Finding("stale_value" if stale else "value_disagrees", sheet, coord, label=label,
                            old=_show(got), new=_show(expected)))
     return out, n
+
+
+def _serial(value):
+    """A stored value; a date (openpyxl reads a date-formatted number as one: the Cash Flow sheet's months) as its
+    serial, the number the reference computes."""
+    if isinstance(value, dt.date):
+        from openpyxl.utils.datetime import to_excel
+
+        return float(to_excel(value))
+    return value
 
 
 def _number(text: str):

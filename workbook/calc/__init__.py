@@ -54,6 +54,8 @@ SHEETS: dict[str, str] = {
     "tco_npv": "TCO",  # rent vs buy by NPV: reads the per-year table above
     "sensitivity": "Sensitivity",
     "serving_sensitivity": "Sensitivity",  # after TCO: the power driver moves the owned fleet's whole power bill
+    "cash_flow": "Cash Flow",  # months from a start month: the rent path and the buy path (TCO sheet's bill)
+    "cash_flow_periods": "Cash Flow",  # the months summed by fiscal quarter and fiscal year
     "checks": "Checks",
     "status": "Checks",
 }

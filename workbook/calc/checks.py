@@ -35,6 +35,12 @@ HARD = [
     ("check_cost_reconciles", "Training cost = GPU-hours x price per GPU-hour", "17.5.9", "training"),
     ("check_tco_reconciles", "Owned TCO by year adds up: cash out over the years = capex + opex x years",
      "17.9.3", "training"),
+    ("check_cf_rent_ask", "Cash flow: the rent path's months add up to the rent asked for in the window",
+     "issue 23", "all"),
+    ("check_cf_capex", "Cash flow: the buy path's capex by month adds up to the TCO sheet's hardware capex",
+     "issue 23", "all"),
+    ("check_cf_periods", "Cash flow: the fiscal years and the fiscal quarters add up to the months (rent and buy)",
+     "issue 23", "all"),
     ("check_infer_memory_fits", "Serving memory per GPU fits the HBM (serving model in use)", "17.4.11", "serving"),
     ("check_decode_is_max", "Decode step time is the larger of its compute and memory times", "17.8.3", "serving"),
     ("check_serving_load_stable", "Serving: the arrival rate is below what the group sustains (engine model)",
@@ -89,6 +95,9 @@ def _raw(ctx: Context) -> dict[str, float]:
         "check_gpu_count": 0.0 if (q["train_gpus_billed"] == buy and buy >= t.num_gpus and buy % gpn == 0) else 1.0,
         "check_cost_reconciles": _off(q["train_cost_usd"], q["train_gpu_hours"] * q["gpu_hour_usd"]),
         "check_tco_reconciles": _off(q["tco_total_usd"], q[TCO_LAST_CUMULATIVE]),
+        "check_cf_rent_ask": _off(q["cf_rent_in_window_usd"], q["cf_rent_total_usd"]),
+        "check_cf_capex": _off(q["tco_capex_usd"], q["cf_capex_total_usd"]),
+        "check_cf_periods": q["cf_periods_off_flag"],
         "check_infer_memory_fits": 1.0 - q["srv_fits_in_use_flag"],
         "check_decode_is_max": _off(q["tpot_ms"], max(q["decode_compute_ms"], q["decode_memory_ms"])),
         "check_serving_load_stable": q["srv_load_unstable_flag"],
@@ -103,7 +112,8 @@ def _raw(ctx: Context) -> dict[str, float]:
 
 
 def compute(ctx: Context) -> dict[str, float]:
-    applies = {"training": ctx.q["purpose_training_flag"], "serving": ctx.q["purpose_serving_flag"]}  # Plan sheet
+    applies = {"training": ctx.q["purpose_training_flag"], "serving": ctx.q["purpose_serving_flag"],
+               "all": 1.0}  # Plan sheet
     raw = _raw(ctx)
     out = {}
     for name, _, _, scope in HARD + WARNINGS:

@@ -42,7 +42,17 @@ def markdown(data: dict, status: str, date: str | None) -> str:
         infeasible=infeasible, fix=fix, pdf_sheets=", ".join(PDF_SHEETS), status=status, version=__version__, trains=t.get("status") != "not requested",
         sv=data.get("serving") or {}, year_heads=[h for h, _ in YEAR_COLUMNS],
         tcos=[{"tco": t, "rows": markdown_rows(t), "years": markdown_years(t)}
-              for t in (data.get("tco"), data.get("serving_tco")) if t])
+              for t in (data.get("tco"), data.get("serving_tco")) if t], **_cash_flow(data.get("cash_flow")))
+
+
+def _cash_flow(cf: dict | None) -> dict:
+    """The Markdown's cash-flow section: ``cf`` (None: no section), its first month, headings and fiscal years."""
+    from workbook.planner.cash_flow_report import COLUMNS, markdown_years, start_text, usd
+
+    if not cf:
+        return {"cf": None, "cf_start": "", "cf_ask": "", "cf_heads": [], "cf_years": []}
+    return {"cf": cf, "cf_start": start_text(cf), "cf_ask": usd(cf["cf_rent_ask_usd"]),
+            "cf_heads": [h for h, _ in COLUMNS], "cf_years": markdown_years(cf)}
 
 
 def write_markdown(xlsx: Path, data: dict, status: str, date: str | None) -> Path:

@@ -177,6 +177,21 @@ def _serving_tco(out: Outcome, catalog) -> dict[str, Any] | None:
     return tco_data(sc.name, sc.gpu, sc.purpose, compute(sc, catalog))
 
 
+def _cash_flow(out: Outcome, catalog) -> None:
+    """``cash_flow``: the Cash Flow sheet's fiscal years of the plan ``tco`` is of (training, else serving)."""
+    from workbook.planner.cash_flow_report import cash_flow_data
+
+    tco = out.data.get("tco")
+    if not tco:
+        out.data["cash_flow"] = None
+        return
+    if out.data["training"].get("recommended") and out.search is not None:
+        q = out.search.plans[0].q
+    else:
+        q = compute(next(s for s in out.scenarios if s.name == tco["scenario"]), catalog)
+    out.data["cash_flow"] = cash_flow_data(tco["scenario"], q)
+
+
 def _tco(out: Outcome, catalog) -> None:
     """``tco``: the training plan's TCO, else the serving plan's; ``serving_tco``: the serving plan's beside a
     training plan's (None when ``tco`` is already it, or there is no serving plan)."""
@@ -213,6 +228,7 @@ def plan_request(req: PlanRequest, catalog) -> Outcome:
     else:
         out.data["serving"] = _serving(req, catalog, out, fields)
     _tco(out, catalog)
+    _cash_flow(out, catalog)
     if not out.scenarios:
         out.data["no_workbook"] = ("the request gives only a parameter count (no architecture to lay out)"
                                    if got is None else "no training plan and no serving plan carries the load")

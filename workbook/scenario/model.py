@@ -430,6 +430,16 @@ class CostInputs(_Strict):
     residual_floor_frac: Optional[float] = In(None, title="Residual floor", unit="fraction", example=0.1, ge=0,
                                               le=1, desc="Share of the capex the hardware keeps after its useful "
                                               "life", note="blank = default (assumed 10 %)")
+    cash_start_year: Optional[int] = In(None, title="Cash flow start year", unit="year", example=2028, ge=2000,
+                                        le=2100, desc="Calendar year of the Cash Flow sheet's first month",
+                                        note="blank = default")
+    cash_start_month: Optional[int] = In(None, title="Cash flow start month", unit="month", example=7, ge=1, le=12,
+                                         desc="Calendar month (1-12) of the Cash Flow sheet's first month: the "
+                                         "rental and the purchase start on its first day", note="blank = default")
+    fiscal_year_start_month: Optional[int] = In(None, title="Fiscal year start month", unit="month", example=10,
+                                                ge=1, le=12, desc="First calendar month (1-12) of the fiscal year; "
+                                                "a fiscal year is named by the calendar year it ends in",
+                                                note="blank = default (1: the calendar year)")
 
 
 class Scenario(_Strict):

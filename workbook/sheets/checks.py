@@ -25,6 +25,10 @@ _EXPR = {
     ">c_check_rel_tol*ABS({train_cost_usd}),1,0)",
     "check_tco_reconciles": "IF(ABS({tco_total_usd}-{" + TCO_LAST_CUMULATIVE + "})"
     ">c_check_rel_tol*ABS({tco_total_usd}),1,0)",
+    "check_cf_rent_ask": "IF(ABS({cf_rent_in_window_usd}-{cf_rent_total_usd})"
+    ">c_check_rel_tol*ABS({cf_rent_in_window_usd}),1,0)",
+    "check_cf_capex": "IF(ABS({tco_capex_usd}-{cf_capex_total_usd})>c_check_rel_tol*ABS({tco_capex_usd}),1,0)",
+    "check_cf_periods": "{cf_periods_off_flag}",
     "check_infer_memory_fits": "1-{srv_fits_in_use_flag}",
     "check_decode_is_max": "IF(ABS({tpot_ms}-MAX({decode_compute_ms},{decode_memory_ms}))>c_check_rel_tol*ABS({tpot_ms}),1,0)",
     "check_serving_load_stable": "{srv_load_unstable_flag}",
@@ -36,7 +40,7 @@ _EXPR = {
     "warn_pipeline_fill": "1-{plan_ga_efficient_flag}",
     "warn_global_batch": "1-{plan_global_batch_ok_flag}",
 }
-_FLAG = {"training": "{purpose_training_flag}", "serving": "{purpose_serving_flag}"}  # Plan sheet
+_FLAG = {"training": "{purpose_training_flag}", "serving": "{purpose_serving_flag}", "all": "1"}  # Plan sheet
 _HARD, _WARN = [h[0] for h in HARD], [w[0] for w in WARNINGS]
 
 ITEMS = {

@@ -41,6 +41,7 @@ SHEET_ORDER = [
     "Cost",
     "TCO",
     "Sensitivity",  # after TCO: the serving power driver moves the owned fleet's power bill
+    "Cash Flow",
     "Checks",
     "Changelog",
     "Manifest",

@@ -51,6 +51,10 @@ BLOCK_TITLES = {
     "tco": "Owned cluster over the horizon: servers, network, power, space, storage, staff, support; rent (17.9.3)",
     "tco_years": "Year by year: share in service, opex lines, depreciation, cash out and cumulative; rent beside",
     "tco_npv": "Rent vs buy like for like: discount rate, residual value, present values by year, NPV of each",
+    "cash_flow": "Month by month from the start month: rent path, buy path (capex, opex, residual value) apart, "
+    "cumulative",
+    "cash_flow_periods": "Over the window, by fiscal quarter and by fiscal year: the months summed (SUMIFS over the "
+    "fiscal year and quarter rows)",
     "input_checks": "Input checks (0 = allowed; Notes: the input's key; 1 makes the column read input error)",
     "checks": "Checks (0 = pass; Notes: hard = fails the plan, warning = a planning guideline)",
     "status": "Status of each scenario (input errors first, then hard checks)",

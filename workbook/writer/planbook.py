@@ -564,6 +564,7 @@ def write_plan_sheets(w: Writer, names: list[str], results: list[dict], plan: Pl
     if plan.version > 1:
         write_changes(w, plan)
     purpose_print_area(w, plan)
+    cash_flow_print_area(w)
 
     for sheet in pdf_sheets(w.ws):
         w.ws[sheet].set_footer(footer(plan), {"margin": HEADER_FOOTER_MARGIN_IN})
@@ -599,3 +600,19 @@ def purpose_print_area(w: Writer, plan: PlanBook) -> None:
     if other[1] + 2 <= last:  # what follows the other block: the asked block (serving first) or the charts
         areas.append(f"{sheet}!$A${other[1] + 2}:${col}${last}")
     ws.print_area_range = ",".join(areas)
+
+
+def cash_flow_print_area(w: Writer) -> None:
+    """The plan's Cash Flow prints its inputs and rent and buy figures, the window's totals and the fiscal quarter and
+    year subtotals (a few pages); the month-by-month rows stay on screen, out of the print area and the PDF."""
+    import re
+
+    ws = w.ws.get(CASH_FLOW)
+    m = re.search(r"\$([A-Z]+)\$(\d+)$", ws.print_area_range or "") if ws is not None else None
+    if not m:
+        return
+    rows = w.book.layout.rows
+    col, last, sheet = m.group(1), int(m.group(2)), quote_sheet(CASH_FLOW)
+    head_end = rows["cf_horizon_months"][1] + 1  # 1-based: the title, the header and the inputs through this row
+    periods = rows["cf_rent_total_usd"][1]  # 1-based row of the periods' block title: the totals, quarters, years
+    ws.print_area_range = f"{sheet}!$A$1:${col}${head_end},{sheet}!$A${periods}:${col}${last}"

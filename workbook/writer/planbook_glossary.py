@@ -27,6 +27,12 @@ TERMS = (
      "inflow.", "TCO sheet"),
     ("Capex / opex", "Capital expenditure (one-off purchases) / operating expenditure (recurring costs).",
      "TCO sheet"),
+    ("Fiscal year", "The organisation's accounting year, starting in the month set on the Plan (1 = January: the "
+     "calendar year); named by the calendar year it ends in (a year from October 2026 is fiscal 2027), in four "
+     "fiscal quarters of three months.", "Cash Flow sheet"),
+    ("Rent path / buy path", "The money month by month of renting the GPUs (the rent asked for, paid over the days "
+     "rented) and of buying them instead (capex in the first month, opex every month in service, the residual value "
+     "back at the end of the horizon).", "Cash Flow sheet"),
     ("PUE", "Power usage effectiveness: data-centre power over IT power (1.0 = no cooling overhead).",
      "Defaults sheet"),
     ("TP", "Tensor parallelism: each layer's matrices split over TP GPUs of one node.", "Plan sheet; spec 17.6"),

@@ -1,4 +1,5 @@
-"""Print setup shared by every sheet: A4 landscape, fit to the page width, repeated titles, footer.
+"""Print setup shared by every sheet: A4 landscape, fit to the page width, repeated titles, a header naming the
+currency, footer.
 
 A sheet prints one page wide unless that would shrink it below MIN_SCALE (a catalogue table with
 thirty columns); then it prints as many pages wide as keep it legible, with the label (or id)
@@ -20,6 +21,9 @@ DEFAULT_FILE_WIDTH = 64 / 7  # a column without a width: Excel's 8.43 characters
 #: file name, sheet name and page: Excel/LibreOffice fill the fields in when printing
 FOOTER = "&L&8&F&C&8&A&R&8Page &P of &N"
 FOOTER_FIELDS = ("&F", "&A", "&P", "&N")
+#: the currency of every figure, at the top of every printed page (issue 23)
+CURRENCY_TEXT = "All money in US dollars (USD)"
+HEADER = f"&C&8{CURRENCY_TEXT}"
 
 
 def column_px(width: float) -> float:
@@ -53,6 +57,7 @@ def apply(ws, last_row: int, last_col: int, widths: list[float], title_rows: tup
     if title_cols is not None:
         ws.repeat_columns(*title_cols)
     ws.set_margins(**MARGINS_IN)
+    ws.set_header(HEADER, {"margin": HEADER_FOOTER_MARGIN_IN})
     ws.set_footer(FOOTER, {"margin": HEADER_FOOTER_MARGIN_IN})
 
 

@@ -128,11 +128,16 @@ UNIT_FORMATS: dict[str, str | Rule] = {
     "days": Decimals(sig=2, max_dec=2),
     "months": Decimals(sig=2, max_dec=2),
     "years": Decimals(sig=2, max_dec=2),
+    "date": "mmm yyyy",
+    "year": "0",
+    "month": "0",
+    "quarter": '"Q"0',
     "GPU-h": "#,##0",
     "GPU-days": "#,##0",
     # unit factors (Constants block)
     **{u: "#,##0" for u in ("B/KB", "B/MB", "B/GB", "B/TB", "B/GiB", "B/MiB", "bit/B", "1/k", "1/M", "1/G", "1/T",
-                            "ms/s", "us/s", "s/min", "s/h", "s/day", "h/day", "day/yr", "h/yr", "month/yr")},
+                            "ms/s", "us/s", "s/min", "s/h", "s/day", "h/day", "day/yr", "h/yr", "month/yr",
+                            "month/quarter")},
 }
 #: the rule for a unit outside the vocabulary (free-text units of inputs)
 FALLBACK = General()
