@@ -59,9 +59,11 @@ ITEMS = {f"input_error_{r.name}": _template(r) for r in input_rows()}
 # op_selective (torchtitan's op-level selective AC) is modelled for dense GQA/MHA models only
 # (workbook.scenario.resolve refuses it for an MoE or MLA model; a bad model id is its own input's error)
 _RC = "{training.recompute}"
+# 1 for an MoE or MLA model, 0 otherwise (and for an unknown id); no FALSE literal: LibreOffice saves it as FALSE()
 _MOE_OR_MLA = ("IFERROR(OR(INDEX(cat_model_moe,MATCH({model},cat_model_id,0))=1,"
-               'INDEX(cat_model_attention,MATCH({model},cat_model_id,0))="mla"),FALSE)')
+               'INDEX(cat_model_attention,MATCH({model},cat_model_id,0))="mla")*1,0)')
+# one IF (the workbook rules refuse a nested IF): a known choice is in error only as op_selective on MoE/MLA
 ITEMS["input_error_training_recompute"] = (f"=IF(ISNUMBER(MATCH({_RC},t_ch_training_recompute_choice,0)),"
-                                           f'IF(AND({_RC}="op_selective",{_MOE_OR_MLA}),1,0),1)')
+                                           f'({_RC}="op_selective")*{_MOE_OR_MLA},1)')
 ITEMS["input_error_efficiency"] = "=IF(ISNUMBER(MATCH({gpu},cat_eff_gpu,0)),0,1)"
 ITEMS["plan_input_errors_count"] = "=SUM({input_error_name}:{input_error_efficiency})"

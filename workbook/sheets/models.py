@@ -30,8 +30,8 @@ TABLES = {
             ("full", {"frac": 1.0, "op_sac": 0.0}),
             ("op_selective", {"frac": 0.0, "op_sac": 1.0}),
         ],
-        "spec 17.4.6 (fraction of one forward recomputed: full 1 = +33%, selective about +20%); op_selective "
-        "(torchtitan op-level selective AC): its recomputed matmul share (op_sac = 1)",
+        "spec 17.4.6 (share of a forward recomputed: full +33%, selective about +20%); "
+        "op_selective (torchtitan): op_sac = 1",
     ),
 }
 
