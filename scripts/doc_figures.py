@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from workbook.planner.report import usd
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -606,10 +608,6 @@ def tco_17_9_4_verdict() -> str:
             f"{t['tco_years']:g} years is the cheaper option by NPV")
 
 
-def _money(x: float) -> str:
-    return f"-${-x:,.0f}" if x < 0 else f"${x:,.0f}"
-
-
 def _signed(x: float, digits: int = 0) -> str:
     return f"{'-' if x < 0 else '+'}${abs(x):,.{digits}f}"
 
@@ -643,26 +641,26 @@ def tco_table(request: str) -> str:
         switches = f"{t['tco_leaf_switches']:,.0f} leaves + {t['tco_spine_switches']:,.0f} spines"
     else:
         switches = f"{t['tco_leaf_switches']:,.0f} leaf" + ("" if t["tco_leaf_switches"] == 1 else "s")
-    rent = f"{_money(t['tco_rent_total_usd'])} over {years}"
+    rent = f"{usd(t['tco_rent_total_usd'])} over {years}"
     if serving:
-        rent = f"{_money(t['tco_rent_per_year_usd'])} a year = 12 x the plan's {_money(p['usd_per_month'])}/month; " + rent
+        rent = f"{usd(t['tco_rent_per_year_usd'])} a year = 12 x the plan's {usd(p['usd_per_month'])}/month; " + rent
     saving = t["tco_npv_buy_saving_usd"]
     rows = [
         ("plan", plan),
         ("GPUs owned / servers bought", f"{t['tco_gpus_owned']:,.0f} / {t['tco_nodes']:,.0f}"),
-        ("servers", _money(t["tco_server_capex_usd"])),
-        ("switches", f"{switches} ({_money(t['tco_switch_capex_usd'])}) and {t['tco_links']:,.0f} links of optics "
-                     f"({_money(t['tco_optics_capex_usd'])})"),
-        ("hardware capex", _money(t["tco_capex_usd"])),
-        ("opex", f"{_money(t['tco_opex_per_year_usd'])} a year (power with PUE {_money(t['tco_power_per_year_usd'])}, "
-                 f"space {_money(t['tco_space_per_year_usd'])}, storage {_money(t['tco_storage_per_year_usd'])}, "
-                 f"staff {_money(t['tco_staff_per_year_usd'])}, support {_money(t['tco_support_per_year_usd'])})"),
-        ("TCO", f"{_money(t['tco_total_usd'])} over {years}, or ${t['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour "
+        ("servers", usd(t["tco_server_capex_usd"])),
+        ("switches", f"{switches} ({usd(t['tco_switch_capex_usd'])}) and {t['tco_links']:,.0f} links of optics "
+                     f"({usd(t['tco_optics_capex_usd'])})"),
+        ("hardware capex", usd(t["tco_capex_usd"])),
+        ("opex", f"{usd(t['tco_opex_per_year_usd'])} a year (power with PUE {usd(t['tco_power_per_year_usd'])}, "
+                 f"space {usd(t['tco_space_per_year_usd'])}, storage {usd(t['tco_storage_per_year_usd'])}, "
+                 f"staff {usd(t['tco_staff_per_year_usd'])}, support {usd(t['tco_support_per_year_usd'])})"),
+        ("TCO", f"{usd(t['tco_total_usd'])} over {years}, or ${t['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour "
                 "all-in"),
         ("renting the same GPUs 24/7", f"{rent} (TCO is {100 * t['tco_vs_rent_frac']:.1f} % of it)"),
-        (f"NPV at {100 * t['tco_discount_rate_frac']:g} %, buy (residual {_money(t['tco_residual_usd'])}) vs rent",
-         f"{_money(t['tco_npv_owned_usd'])} vs {_money(t['tco_npv_rent_usd'])}: "
-         f"{'buying' if saving > 0 else 'renting'} is cheaper by {_money(abs(saving))}"),
+        (f"NPV at {100 * t['tco_discount_rate_frac']:g} %, buy (residual {usd(t['tco_residual_usd'])}) vs rent",
+         f"{usd(t['tco_npv_owned_usd'])} vs {usd(t['tco_npv_rent_usd'])}: "
+         f"{'buying' if saving > 0 else 'renting'} is cheaper by {usd(abs(saving))}"),
     ]
     return "\n".join(["| item | value |", "|---|---:|", *(f"| {k} | {v} |" for k, v in rows)])
 
@@ -671,22 +669,22 @@ def tco_default_1796() -> str:
     """The default workbook's 17.9.6 70B serving scenario on H800: the GPUs it owns and its TCO (docs/finance.md)."""
     v = _calc("17.9.6-70b-inference-h800")
     return (f"owns {v['tco_gpus_owned']:,.0f} GPUs in {v['tco_nodes']:,.0f} server"
-            f"{'' if v['tco_nodes'] == 1 else 's'}: capex {_money(v['tco_capex_usd'])}, {v['tco_years']:g}-year TCO "
-            f"{_money(v['tco_total_usd'])}, or ${v['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour, "
+            f"{'' if v['tco_nodes'] == 1 else 's'}: capex {usd(v['tco_capex_usd'])}, {v['tco_years']:g}-year TCO "
+            f"{usd(v['tco_total_usd'])}, or ${v['tco_all_in_usd_per_gpu_hour']:.2f} per GPU-hour, "
             f"{100 * v['tco_vs_rent_frac']:.0f} % of renting its {v['tco_gpus_owned']:,.0f} GPUs 24/7 "
-            f"({_money(v['tco_rent_total_usd'])})")
+            f"({usd(v['tco_rent_total_usd'])})")
 
 
 def serving_storage() -> str:
     """What a serving column stores: the 70B's weights in BF16, one copy (serve-70b-chat; docs/finance.md)."""
     t = _outcome("serve-70b-chat.yaml").data["tco"]
-    return f"{t['tco_storage_TB']:.3f} TB and {_money(t['tco_storage_per_year_usd'])} a year for the 70B in BF16"
+    return f"{t['tco_storage_TB']:.3f} TB and {usd(t['tco_storage_per_year_usd'])} a year for the 70B in BF16"
 
 
 def serving_storage_planner() -> str:
     """The same storage, in docs/planner.md's words."""
     t = _outcome("serve-70b-chat.yaml").data["tco"]
-    return f"BF16: {t['tco_storage_TB']:.3f} TB, {_money(t['tco_storage_per_year_usd'])} a year"
+    return f"BF16: {t['tco_storage_TB']:.3f} TB, {usd(t['tco_storage_per_year_usd'])} a year"
 
 
 def _step(request: str, scenario: str) -> float:
@@ -712,17 +710,17 @@ def serving_sensitivity_table() -> str:
     rows = [
         ("plan", f"{rec['replicas']} x {rec['gpu'].upper()} TP{rec['tp']} at ${rec['gpu_hour_usd']:.2f}/GPU-h, "
                  f"{rec['load_rps']:g} requests/s; step {100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %"),
-        ("serving cost per month", _money(q["srv_sens_month_usd"])),
+        ("serving cost per month", usd(q["srv_sens_month_usd"])),
         ("GPU-hour price -/+", f"{pair('price', 'dmonth', 0)} per month; {pair('price', 'd1M', 3)} per 1M output tokens"),
         (f"arrival rate -/+ (replicas {q['srv_sens_replicas_low']:.0f} / "
          f"{q['srv_sens_replicas_high']:.0f})", f"{pair('load', 'dmonth', 0)} per month; {pair('load', 'd1M', 3)} per 1M"),
         ("output tokens -/+", f"{pair('output', 'd1M', 3)} per 1M (cost per 1M ${q['srv_sens_1M_usd']:.3f})"),
         ("power price -/+", f"{pair('power', 'dmonth', 0)} per month (the owned fleet's power bill: GPUs, hosts, "
                             "network, PUE)"),
-        (f"H20 alternative ({h20['replicas']} replicas, {_money(h20['usd_per_month'])}/month)",
+        (f"H20 alternative ({h20['replicas']} replicas, {usd(h20['usd_per_month'])}/month)",
          f"replicas {qh['srv_sens_replicas_low']:.0f} / {qh['srv_sens_replicas_high']:.0f} at the rate -/+"),
         ("TCO storage", f"{t['tco_storage_TB']:.3f} TB, ${t['tco_storage_per_year_usd']:,.2f} a year; "
-                        f"{t['tco_years']:g}-year TCO {_money(t['tco_total_usd'])}"),
+                        f"{t['tco_years']:g}-year TCO {usd(t['tco_total_usd'])}"),
     ]
     return "\n".join(["| row | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)])
 
@@ -735,7 +733,7 @@ def serving_sensitivity_words() -> str:
         return _signed(q[f"srv_sens_{d}_{per}_{tag}_usd"], digits)
 
     s = f"{100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %"
-    return (f"M = {_money(q['srv_sens_month_usd'])}, price +/- ${q['srv_sens_price_dmonth_high_usd']:,.0f}; rate -{s} "
+    return (f"M = {usd(q['srv_sens_month_usd'])}, price +/- ${q['srv_sens_price_dmonth_high_usd']:,.0f}; rate -{s} "
             f"{q['srv_sens_replicas_low']:.0f} replicas ({g('load', 'dmonth', 'low')}), +{s} "
             f"{q['srv_sens_replicas_high']:.0f} ({g('load', 'dmonth', 'high')}); power +/- "
             f"${q['srv_sens_power_dmonth_high_usd']:,.0f}; U = ${q['srv_sens_1M_usd']:.3f}, price +/- "
@@ -752,7 +750,7 @@ def early_estimate_17_9_4(style: str) -> str:
     if style == "planner":
         return (f"C = {c}, MFU {e['MFU']:.2f}, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes), "
                 f"TP {e['TP']:.0f} x PP {e['PP']:.0f} x DP {e['DP']:.0f}, {e['T_actual_days']:.2f} days, "
-                f"{_money(e['cost_target_USD'])} for {days:g} days at ${e['gpu_hour_usd']:g}/GPU-h")
+                f"{usd(e['cost_target_USD'])} for {days:g} days at ${e['gpu_hour_usd']:g}/GPU-h")
     return (f"C = {c} FLOPs, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes) at MFU {e['MFU']:.2f}, "
             f"{e['T_actual_days']:.2f} days, ${e['cost_target_USD'] / 1e6:.2f}M for the {days:g} days at "
             f"${e['gpu_hour_usd']:g}/GPU-h")
@@ -793,14 +791,14 @@ def book_17_9_1(style: str) -> str:
     q, qo, n = ev.q, od.plans[0].q, ev.screened.layout.num_gpus
     billed, actual = q["train_cost_target_usd"], q["train_cost_usd"]
     if style == "planner":
-        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {_money(billed)} billed, "
-                f"{_money(actual)} actual ({_money(qo['train_cost_target_usd'])} / {_money(qo['train_cost_usd'])} "
+        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {usd(billed)} billed, "
+                f"{usd(actual)} actual ({usd(qo['train_cost_target_usd'])} / {usd(qo['train_cost_usd'])} "
                 f"on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
     price = q["gpu_hour_usd"]
     return (f"{n} H800 ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days; C = "
             f"{q['train_total_FLOPs']:.4g}; ".replace("e+", "e") +
-            f"{billed / price:,.0f} GPU-h billed, {_money(billed)} / {_money(qo['train_cost_target_usd'])}, actual "
-            f"{actual / price:,.0f} GPU-h = {_money(actual)} / {_money(qo['train_cost_usd'])}; "
+            f"{billed / price:,.0f} GPU-h billed, {usd(billed)} / {usd(qo['train_cost_target_usd'])}, actual "
+            f"{actual / price:,.0f} GPU-h = {usd(actual)} / {usd(qo['train_cost_usd'])}; "
             f"{_book_layout(ev)}; {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
 
 
@@ -856,7 +854,7 @@ def book_17_9_4() -> str:
     ev = _book_search("17.9.4-70b-h800.yaml", fidelity="book").plans[0]
     q, lay = ev.q, ev.screened.layout
     s = lay.shape
-    return (f"{q['train_days']:.2f} days, {_money(q['train_cost_target_usd'])} for "
+    return (f"{q['train_days']:.2f} days, {usd(q['train_cost_target_usd'])} for "
             f"{_outcome('17.9.4-70b-h800.yaml').data['request']['target_days']:g} days; "
             f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}")
 
@@ -872,7 +870,6 @@ def compare_1796_table() -> str:
     return mod.table()
 def cash_flow_17_9_4() -> str:
     """The Cash Flow sheet of the 17.9.4 request's plan: the rent by month, then each fiscal year (docs/finance.md)."""
-    from workbook.planner.cash_flow_report import usd
 
     cf = _outcome("17.9.4-70b-h800.yaml").data["cash_flow"]
     months = "; ".join(f"{m['first_day'][:7]} {usd(m['rent_usd'])}" for m in cf["by_month"] if m["rent_usd"] > 0)

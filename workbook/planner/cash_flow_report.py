@@ -9,6 +9,7 @@ from typing import Any
 
 from workbook.calc.cash_flow import CF_MONTHS, MONTHS, key
 from workbook.calc.cash_flow_periods import MONEY, TOTALS, YEARS, ykey
+from workbook.planner.report import usd
 from workbook.reference.cash_flow import EXCEL_EPOCH
 
 #: the window's keys of ``cash_flow`` (the by-fiscal-year table apart)
@@ -36,11 +37,6 @@ def _iso(serial: float) -> str:
     import datetime as dt
 
     return (EXCEL_EPOCH + dt.timedelta(days=int(serial))).isoformat()
-
-
-def usd(value: float) -> str:
-    """Whole dollars, the sign before the dollar sign: -$4,937,053."""
-    return f"{'-' if value < 0 else ''}${abs(value):,.0f}"
 
 
 def start_text(cf: dict[str, Any]) -> str:

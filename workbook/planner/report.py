@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 
-def _usd(v: float | None) -> str:
-    return "-" if v is None else f"${v:,.0f}"
+def usd(v: float | None) -> str:
+    """Whole dollars, the sign before the dollar sign (-$4,937,053); "-" for no value."""
+    return "-" if v is None else f"{'-' if v < 0 else ''}${abs(v):,.0f}"
 
 
 def _num(v: float, unit: str) -> str:
     if unit == "USD":
-        return _usd(v)
+        return usd(v)
     if unit == "fraction":
         return f"{v * 100:.1f} %"
     return f"{v:,.6g} {unit}"
@@ -19,7 +20,7 @@ def _num(v: float, unit: str) -> str:
 
 def _plan_line(p: dict[str, Any]) -> str:
     return (f"{p['gpu']} x {p['num_gpus']} ({p['nodes']:.0f} nodes): {p['layout']}; {p['train_days']:.2f} days, "
-            f"{_usd(p['train_cost_usd'])}, {p['memory_per_gpu_GB']:.1f} GB/GPU "
+            f"{usd(p['train_cost_usd'])}, {p['memory_per_gpu_GB']:.1f} GB/GPU "
             f"(headroom {p['memory_headroom_GB']:.1f} GB), MFU {p['mfu']:.3f}")
 
 
@@ -31,15 +32,15 @@ def _estimate(est: dict[str, dict], out: TextIO) -> None:
               f"MFU {e['MFU']:.2f}", file=out)
         print(f"      N_mem {e['N_mem']:.0f}, N_time {e['N_time']:.0f} -> {e['N_chosen']:.0f} GPUs "
               f"({e['nodes']:.0f} nodes), TP {e['TP']:.0f} x PP {e['PP']:.0f} x DP {e['DP']:.0f}; "
-              f"{e['T_actual_days']:.2f} days; {_usd(e['cost_target_USD'])} for the target days "
-              f"({_usd(e['cost_actual_USD'])} for the actual days) at ${e['gpu_hour_usd']:.2f}/GPU-h", file=out)
+              f"{e['T_actual_days']:.2f} days; {usd(e['cost_target_USD'])} for the target days "
+              f"({usd(e['cost_actual_USD'])} for the actual days) at ${e['gpu_hour_usd']:.2f}/GPU-h", file=out)
 
 
 def print_report(data: dict[str, Any], out: TextIO) -> None:
     r = data["request"]
     print(f"Plan {r['request_id']}: {r['title']} (requester {r['requester']}, cost centre {r['cost_centre']})",
           file=out)
-    budget = _usd(r["budget_usd"]) if r["budget_usd"] else "no budget"
+    budget = usd(r["budget_usd"]) if r["budget_usd"] else "no budget"
     if r["tokens"]:
         print(f"  train {r['tokens']:.4g} tokens in {r['target_days']:g} days, {budget}, "
               f"GPUs {', '.join(r['candidate_gpus'])}, {r['price_basis']} prices", file=out)
@@ -59,8 +60,8 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
         p = t["recommended"]
         print(f"Recommended: {_plan_line(p)}", file=out)
         if p.get("budget_headroom_usd") is not None:
-            print(f"  budget headroom {_usd(p['budget_headroom_usd'])} (target-days cost "
-                  f"{_usd(p['train_cost_target_usd'])}); warnings: {', '.join(p['warnings']) or 'none'}", file=out)
+            print(f"  budget headroom {usd(p['budget_headroom_usd'])} (target-days cost "
+                  f"{usd(p['train_cost_target_usd'])}); warnings: {', '.join(p['warnings']) or 'none'}", file=out)
         if t.get("runner_up"):
             print(f"  runner-up on {t['runner_up']['gpu']}: {_plan_line(t['runner_up'])}", file=out)
         for g, alt in t.get("alternatives", {}).items():
@@ -75,7 +76,7 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
                   file=out)
         for g in inf["other_gpus"]:
             print(f"  another GPU: {g['gpu']} x {g['num_gpus']}, {g['train_days']:.2f} days, "
-                  f"{_usd(g['train_cost_usd'])}", file=out)
+                  f"{usd(g['train_cost_usd'])}", file=out)
         if not inf["changes"] and not inf["other_gpus"]:
             print("  none found: no single change of days, budget or tokens, nor another catalogue GPU, gives a "
                   "plan (the rejections below say which checks fail)", file=out)
@@ -111,11 +112,11 @@ def _serving_line(p: dict[str, Any]) -> str:
                 f"{'s' if p['prefill_instances'] != 1 else ''} of {p['prefill_gpus_per_instance']:.0f} GPUs + "
                 f"{p['decode_instances']:.0f} decode instance{'s' if p['decode_instances'] != 1 else ''} of "
                 f"{p['decode_gpus_per_instance']:.0f} ({p['layout']}), {p['decode_batch_per_rank']:.0f} requests per "
-                f"decode rank; TTFT {p['ttft_ms']:,.0f} ms, TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, "
+                f"decode rank; TTFT {p['ttft_ms']:,.0f} ms, TPOT {p['tpot_ms']:.1f} ms; {usd(p['usd_per_month'])}/month, "
                 f"${p['usd_per_1M_tokens']:.3f} per 1M output tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
     return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, each carrying "
             f"{p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s; TTFT {p['ttft_ms']:,.0f} ms, "
-            f"TPOT {p['tpot_ms']:.1f} ms; {_usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
+            f"TPOT {p['tpot_ms']:.1f} ms; {usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
             f"tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
 
 
@@ -142,9 +143,9 @@ def _serving(sv: dict[str, Any], out: TextIO) -> None:
               "by searching again):", file=out)
         for c in inf["changes"]:
             print(f"  {c['field']}: {c['from']:,.6g} -> {c['to']:,.6g}: {c['gpu']} x {c['num_gpus']} ({c['layout']}), "
-                  f"{_usd(c['usd_per_month'])}/month", file=out)
+                  f"{usd(c['usd_per_month'])}/month", file=out)
         for g in inf["other_gpus"]:
-            print(f"  another GPU: {g['gpu']} x {g['num_gpus']} ({g['layout']}), {_usd(g['usd_per_month'])}/month",
+            print(f"  another GPU: {g['gpu']} x {g['num_gpus']} ({g['layout']}), {usd(g['usd_per_month'])}/month",
                   file=out)
         if not inf["changes"] and not inf["other_gpus"]:
             print("  none found: no target change alone or catalogue GPU gives a plan", file=out)

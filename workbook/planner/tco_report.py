@@ -17,6 +17,7 @@ from typing import Any
 from workbook.calc import tco as calc_tco
 from workbook.calc import tco_npv as calc_tco_npv
 from workbook.calc.tco_years import SERIES, YEARS, key
+from workbook.planner.report import usd
 
 #: the Cost sheet's TCO lines the Recommendation and Cost Breakdown sheets show beside calc.tco's
 COST_LINES = ("tco_usd_per_gpu_hour", "self_build_total_usd", "break_even_months_24x7")
@@ -47,7 +48,7 @@ def tco_data(scenario: str, gpu: str, purpose: str, q: dict[str, float]) -> dict
 def fmt(value: float, unit: str) -> str:
     """A value as the Markdown prints it (whole dollars, cents per GPU-hour, percent for a fraction)."""
     if unit in ("USD", "USD/year", "USD/switch", "USD/link", "USD/FTE-year"):
-        return f"${value:,.0f}"
+        return usd(value)
     if unit in ("USD/GPU-h", "USD/TB-month", "USD/kW-month"):
         return f"${value:,.2f}"
     if unit == "fraction":

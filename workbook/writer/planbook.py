@@ -212,8 +212,6 @@ def line_rows(w: Writer, sheet: str, row: int, rows: list[tuple[str, str, str]],
     return row
 
 
-#: the ask by year (Recommendation): heading, series of workbook.calc.tco_years ("capex": year 1 only)
-_ASK_BY_YEAR = (("Capex", "capex"), ("Opex", "opex"), ("Rent 24/7 (alternative)", "rent"))
 #: the year-by-year table (Cost Breakdown)
 _BY_YEAR = (("Share in service", "frac"), ("Capex", "capex"), ("Power with PUE", "power"), ("Storage", "storage"),
             ("Staff", "staff"), ("Support", "support"), ("Opex", "opex"), ("Depreciation", "depreciation"),
@@ -246,11 +244,6 @@ def _year_table(w: Writer, sheet: str, row: int, title: str, columns: tuple, res
                           num_format=fmts[series])
     w.fit_columns(sheet, 1, len(columns), 12, 18)
     return row
-
-
-def _write_ask_by_year(w: Writer, sheet: str, row: int, results: list[dict], i: int = 0) -> int:
-    return _year_table(w, sheet, row, "The ask by year (buy: capex vs opex, USD; years past the horizon 0)",
-                       _ASK_BY_YEAR, results, i)
 
 
 def _cached(name: str, results: list[dict], plan: PlanBook, i: int = 0) -> Any:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbook.writer import styles
 from workbook.writer.xlsx import Writer
 
 #: (label, row key, unit) of the serving plan; links to its column
@@ -134,7 +133,7 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
             _month(w, sheet, row, 1, results, i0)
             w.text(sheet, row, 2, "USD/month", "unit", "unit")
             w.text(sheet, row, 3, w.book.layout.rows[name][0], "source", "source")
-    row = write_serving_buy(w, results, plan, i0, row + 1, by_year=beside is None)
+    row = write_serving_buy(w, results, plan, i0, row + 1)
     if beside is not None:  # a serving-only plan: the comparison beside the plan, so the page holds both
         write_serving_compare(w, names, results, plan, beside[0], beside[1])
         return row
@@ -178,15 +177,14 @@ def buy_rows() -> list[tuple[str, str, str]]:
     return BUY_FIRST + [r for r in buy if r[1] not in TRAINING_ONLY]
 
 
-def write_serving_buy(w: Writer, results: list[dict], plan, i: int, row: int, by_year: bool = True) -> int:
-    """The serving fleet's owned TCO (column ``i``) and (*by_year*) its ask by year from ``row`` down; returns the
-    last row. A serving-only plan leaves the years to the TCO sheet: its Recommendation prints on one page."""
-    from workbook.writer.planbook import RECOMMENDATION, _write_ask_by_year, line_rows
+def write_serving_buy(w: Writer, results: list[dict], plan, i: int, row: int) -> int:
+    """The serving fleet's owned TCO (column ``i``) from ``row`` down; returns the last row. The years are the TCO
+    sheet's and the Cash Flow's, as for a training plan: the Recommendation prints on one page."""
+    from workbook.writer.planbook import RECOMMENDATION, line_rows
 
     row += 1
     w.text(RECOMMENDATION, row, 0, BUY_TITLE, "block", "label")
-    row = line_rows(w, RECOMMENDATION, row, buy_rows(), results, plan, i)
-    return _write_ask_by_year(w, RECOMMENDATION, row, results, i) if by_year else row
+    return line_rows(w, RECOMMENDATION, row, buy_rows(), results, plan, i)
 
 
 def write_serving_recommendation(w: Writer, names: list[str], results: list[dict], plan) -> None:
