@@ -142,3 +142,22 @@ def test_the_cover_counts_the_estimated_or_assumed_values_the_plan_rests_on(plan
     text = " ".join(str(c.value) for row in cover.iter_rows() for c in row if c.value is not None)
     assert f"{len(flags)} catalogue value(s) estimated or assumed, listed on Assumptions" in text
     assert flags[0].record in text
+
+
+def test_a_blank_required_input_reads_input_error_on_the_cover_never_value(planned, tmp_path):
+    """Finance clears a required input (the contingency) on Plan: after a LibreOffice recalculation the title names
+    the input, and every other figure of the Cover's first page reads "input error", none #VALUE!."""
+    from workbook.writer.input_guard import INPUT_ERROR_TEXT
+
+    xlsx, _ = planned
+    edited = tmp_path / "blank.xlsx"
+    shutil.copy(xlsx, edited)
+    book = EditBook(edited)
+    book.plan("cost.contingency_frac", 0, None)
+    book.save()
+    values = recalculate_many([edited], "libreoffice")[edited]
+    cover = {k: v for k, v in values.items() if k[0] == "Cover"}
+    assert "INPUT ERROR" in str(cover[("Cover", "A1")]) and "Contingency" in str(cover[("Cover", "A1")])
+    assert cover[("Cover", "A2")] == INPUT_ERROR_TEXT
+    errors = {k: v for k, v in cover.items() if isinstance(v, str) and v.startswith("#")}
+    assert not errors, errors

@@ -17,6 +17,7 @@ from workbook.writer import styles
 from workbook.writer.cover_chart import TABLE_ROWS, write_cost_chart
 from workbook.writer.cover_fix import LABEL as FIX_LABEL
 from workbook.writer.cover_fix import PART_ROWS, fix_text, write_parts
+from workbook.writer.input_guard import shown
 from workbook.writer.layout import HEADER_ROW, value_col
 from workbook.writer.planbook import _ref as ref
 from workbook.writer.planbook import plan_format
@@ -70,9 +71,12 @@ def _line_format(w: Writer, kind: str):
     return fmts[kind]
 
 
-def line(w: Writer, row: int, col: int, formula: str, cached: str, key: str, kind: str, sheet: str = SHEET) -> None:
+def line(w: Writer, row: int, col: int, formula: str, cached: str, key: str, kind: str, sheet: str = SHEET,
+         guard: bool = True) -> None:
     """A one-line text formula that runs over the empty cells to its right (never wrapped, never sizing its
-    column): the Cover's title, sentence, decision and traffic light; a plan sheet's live title."""
+    column): the Cover's title, sentence, decision and traffic light; a plan sheet's live title (*guard* False:
+    the title itself names the input in error)."""
+    formula = shown(formula) if guard else formula
     w.ws[sheet].write_formula(row, col, formula, _line_format(w, kind), cached)
     w.book.cells.add(sheet, row, col, "output", key, content=formula, cached=cached)
 
@@ -94,7 +98,8 @@ def live_title(w: Writer, sheet: str, results: list[dict], plan, i: int = 0, gpu
     value = (f"Not feasible: {name_v}: {_status_text(w, results[i:i + 1])}" if failed else
              f"Recommendation: {name_v}")
     line(w, 0, 0, f'=IF({ref(w, "hard_failures_count", i)}>0,"Not feasible: "&{name_f}&": "&'
-         f'{ref(w, "scenario_status", i)},"Recommendation: "&{name_f})', value, f"{sheet}_title", "title", sheet)
+         f'{ref(w, "scenario_status", i)},"Recommendation: "&{name_f})', value, f"{sheet}_title", "title", sheet,
+         guard=False)
     red = w.wb.add_format({"font_color": styles.FAIL_FONT, "bold": True, "font_size": 16})
     w.ws[sheet].conditional_format(0, 0, 0, 0, {"type": "text", "criteria": "begins with", "value": "Not feasible",
                                                 "format": red})
@@ -284,11 +289,11 @@ def _figure_rows(w: Writer, ask: Ask, row: int, figures: list) -> int:
         formula = formula.format(**{k: xl_rowcol_to_cell(v, 1) for k, v in ask.rows.items()}, bases=terms[0],
                                  term_days=terms[2])
         fmt = _fmt(unit, cached)
-        w.formula(SHEET, row, 1, formula, cached, "link", key=f"cover_{key}", num_format=fmt)
+        w.formula(SHEET, row, 1, shown(formula), cached, "link", key=f"cover_{key}", num_format=fmt)
         w.text(SHEET, row, 2, unit if unit not in ("id", "choice") else "", "unit", "unit")
         if detail.startswith("="):
             detail = detail.format(terms=terms[1], bases=terms[0], b=xl_rowcol_to_cell(row, 1))
-            w.formula(SHEET, row, 4, detail, detail_v if detail_v is not None else "", "link",
+            w.formula(SHEET, row, 4, shown(detail), detail_v if detail_v is not None else "", "link",
                       key=f"cover_{key}_detail")
         elif detail:
             w.text(SHEET, row, 4, detail, "source", "source")
@@ -338,12 +343,13 @@ def _write_risks(w: Writer, ask: Ask, row: int, r: dict, inp: dict) -> int:
         row += 1
         fmt = _fmt(unit, float(today))
         w.text(SHEET, row, 0, driver, "label", "label")
-        w.formula(SHEET, row, 1, f"={ref(w, key)}", float(today), "link", key=f"cover_risk_{key}", num_format=fmt)
-        w.formula(SHEET, row, 2, switch_f[key], float(switch), "link", key=f"cover_switch_{key}", num_format=fmt)
+        w.formula(SHEET, row, 1, shown(f"={ref(w, key)}"), float(today), "link", key=f"cover_risk_{key}",
+                  num_format=fmt)
+        w.formula(SHEET, row, 2, shown(switch_f[key]), float(switch), "link", key=f"cover_switch_{key}", num_format=fmt)
         w.text(SHEET, row, 3, "" if unit == "%" else unit, "unit", "unit")  # the value already reads 48.0%
         w.text(SHEET, row, 4, flips, "source", "source")
         b, c = xl_rowcol_to_cell(row, 1), xl_rowcol_to_cell(row, 2)
-        w.formula(SHEET, row, 5, f"=IF({b}=0,0,ABS({c}-{b})/{b})", margin(float(today), float(switch)), "calc",
+        w.formula(SHEET, row, 5, shown(f"=IF({b}=0,0,ABS({c}-{b})/{b})"), margin(float(today), float(switch)), "calc",
                   key=f"cover_margin_{key}", num_format="0.0%")
     ask.rows["risk_last"] = row
     return row
@@ -364,8 +370,8 @@ def _sentence(w: Writer, ask: Ask, r: dict, inp: dict, committed: float, budget:
     late_f = (f'=IF({c("slack")}>=0,"finishes "&FIXED({c("slack")},1)&" days before the deadline",'
               f'"misses the deadline by "&FIXED(-{c("slack")},1)&" days")')
     money, late = f"E{ask.rows['committed'] + 1}", f"E{ask.rows['slack'] + 1}"
-    w.formula(SHEET, ask.rows["committed"], 4, money_f, money_v, "link", key="cover_money")
-    w.formula(SHEET, ask.rows["slack"], 4, late_f, late_v, "link", key="cover_late")
+    w.formula(SHEET, ask.rows["committed"], 4, shown(money_f), money_v, "link", key="cover_money")
+    w.formula(SHEET, ask.rows["slack"], 4, shown(late_f), late_v, "link", key="cover_late")
     window = max(r["train_days"], float(inp.get("training.target_days") or 0))
     v = (f"Rent {int(r['train_gpus_billed'])} {gpu} GPUs ({int(r['plan_nodes'])} nodes) for {fixed(window, 1)}"
          f" days from {start} (the run takes {fixed(r['train_days'], 1)}): {money_v}; {late_v}")

@@ -6,6 +6,7 @@ printed page, under the risks.
 
 from __future__ import annotations
 
+from workbook.writer.input_guard import shown
 from workbook.writer.planbook import USD_FORMAT
 from workbook.writer.planbook import _ref as ref
 from workbook.writer.xlsx import Writer
@@ -37,9 +38,9 @@ def write_cost_chart(w: Writer, anchor_row: int, table_row: int, cell, r: dict) 
     for k, (label, formula, cached) in enumerate(bars):
         row = first + k
         w.text(SHEET, row, 0, label, "label", "label")
-        w.formula(SHEET, row, 1, formula, float(cached), "link", key=f"cover_chart_rent_{k + 1}",
+        w.formula(SHEET, row, 1, shown(formula), float(cached), "link", key=f"cover_chart_rent_{k + 1}",
                   num_format=USD_FORMAT)
-        w.formula(SHEET, row, 2, f"={cell('budget')}", float(r["sens_budget_usd"]), "link",
+        w.formula(SHEET, row, 2, shown(f"={cell('budget')}"), float(r["sens_budget_usd"]), "link",
                   key=f"cover_chart_budget_{k + 1}", num_format=USD_FORMAT)
     last = first + len(bars) - 1
     cols = w.wb.add_chart({"type": "column"})

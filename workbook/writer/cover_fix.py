@@ -14,6 +14,7 @@ from decimal import ROUND_DOWN, ROUND_UP, Decimal
 
 from xlsxwriter.utility import xl_rowcol_to_cell
 
+from workbook.writer.input_guard import shown
 from workbook.writer.planbook import _ref as ref
 from workbook.writer.xlsx import Writer
 
@@ -85,6 +86,6 @@ def write_parts(w: Writer, row0: int, r: dict, cell) -> str:
     for k, (name, formula, cached) in enumerate(zip(("budget", "deadline", "other"), formulas, fix_texts(r)), 1):
         w.text(SHEET, row0 + k, 0, f"If the {name} check fails" if name != "other" else
                "If a memory or layout check fails", "label", "label")
-        w.formula(SHEET, row0 + k, 1, formula, cached, "calc", key=f"cover_fix_{name}")
+        w.formula(SHEET, row0 + k, 1, shown(formula), cached, "calc", key=f"cover_fix_{name}")
         cells.append(xl_rowcol_to_cell(row0 + k, 1))
     return f'=IF({fails}>0,{"&".join(cells)},"{NONE_NEEDED}")'

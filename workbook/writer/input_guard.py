@@ -65,3 +65,10 @@ def guard_template(template: str, flag: str | None) -> str:
 def guarded_value(value, flag: str | None, results: dict[str, float]):
     """What a cell shows: *value*, or the text while its column's flag is above 0."""
     return INPUT_ERROR_TEXT if flag is not None and results.get(flag, 0.0) > 0 else value
+
+
+def shown(formula: str) -> str:
+    """A plan-Cover formula that reads INPUT_ERROR_TEXT rather than #VALUE! while an input of the column is in
+    error (the figures it reads then hold that text; the Cover's title names the input). IFERROR, not IF: the
+    workbook rules refuse a nested IF."""
+    return f'=IFERROR({formula[1:]},"{INPUT_ERROR_TEXT}")'
