@@ -499,6 +499,17 @@ def llama3_8b_sentence() -> str:
             f"{pair('step-batch1-8b', 'step-batch6-8b')}; {verdict}")
 
 
+def measured_gpt3_days() -> str:
+    """GPT-3 175B at Narayanan Table 2's 153 TFLOP/s on 384 A100 under the measured time model, against the
+    table's days and the paper's eq. 3 (docs/step_time.md, docs/engineering.md)."""
+    r = _results("megatron-ptdp-gpt3-175b:measured-train-days-384")[0]
+    b, s, l, h, v = 1536, 2048, 96, 12288, 51200  # eq. 3 at Table 2's 175B row (tests/reference/test_measured.py)
+    step_s = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h)) / (384 * 153e12)
+    eq3 = 300e9 / (b * s / step_s) / 86400
+    return (f"{r.ours:.2f} days against Table 2's {r.published:g} ({100 * r.error_frac:+.1f} %; eq. 3 itself gives "
+            f"{eq3:.2f})")
+
+
 def mfu_table() -> str:
     """catalog/mfu.yaml as a table: each row's setting, GPU range, MFU range and the runs behind it
     (docs/validation.md)."""
@@ -783,64 +794,52 @@ def _book_layout(ev) -> str:
     return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, mb {s.micro_batch} x GA {lay.grad_accum}"
 
 
-def book_17_9_1(style: str) -> str:
+def book_17_9_1() -> str:
     """What the search answers for 17.9.1: GPUs, days, billed and actual cost, reserved and on-demand, layout and
-    memory (docs/planner.md: ``planner``; docs/engineering.md: ``engineering``)."""
+    memory (docs/planner.md)."""
     res, od = _book_search("17.9.1-llama-7b-h800.yaml"), _book_search("17.9.1-llama-7b-h800.yaml", price_basis="on_demand")
     ev = res.plans[0]
     q, qo, n = ev.q, od.plans[0].q, ev.screened.layout.num_gpus
-    billed, actual = q["train_cost_target_usd"], q["train_cost_usd"]
-    if style == "planner":
-        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {usd(billed)} billed, "
-                f"{usd(actual)} actual ({usd(qo['train_cost_target_usd'])} / {usd(qo['train_cost_usd'])} "
-                f"on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
-    price = q["gpu_hour_usd"]
-    return (f"{n} H800 ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days; C = "
-            f"{q['train_total_FLOPs']:.4g}; ".replace("e+", "e") +
-            f"{billed / price:,.0f} GPU-h billed, {usd(billed)} / {usd(qo['train_cost_target_usd'])}, actual "
-            f"{actual / price:,.0f} GPU-h = {usd(actual)} / {usd(qo['train_cost_usd'])}; "
-            f"{_book_layout(ev)}; {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
+    return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {usd(q['train_cost_target_usd'])} "
+            f"billed, {usd(q['train_cost_usd'])} actual ({usd(qo['train_cost_target_usd'])} / "
+            f"{usd(qo['train_cost_usd'])} on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
 
 
 @lru_cache(maxsize=None)
 def _book_17_9_2_at(mfu: float, target_days: float):
     """17.9.2 searched at the book's other MFU and a deadline it just meets (tests/planner/test_book_cases.py)."""
     from workbook.catalog import load_catalog
-    from workbook.planner.request import load_request
     from workbook.planner.search import search
 
     catalog = load_catalog()
-    req = load_request(ROOT / "catalog" / "requests" / "17.9.2-moe-h800.yaml", catalog)
+    req = _book_request("17.9.2-moe-h800.yaml")
     book = req.book.model_copy(update={"mfu": mfu})
     return search(req.model_copy(update={"book": book, "target_days": target_days}), catalog)
 
 
-def book_17_9_2(style: str) -> str:
-    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md, docs/engineering.md)."""
+def _shape(ev) -> str:
+    s, lay = ev.screened.layout.shape, ev.screened.layout
+    return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}"
+
+
+def book_17_9_2() -> str:
+    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md)."""
     ev = _book_search("17.9.2-moe-h800.yaml").plans[0]
     q, lay = ev.q, ev.screened.layout
     other = _book_17_9_2_at(0.35, 131.7).plans[0]
-    s = lay.shape
-    head = f"{lay.num_gpus} GPUs" + (f" ({q['plan_nodes']:.0f} nodes)" if style == "engineering" else "")
-    head += (f", {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, {other.q['train_days']:.2f} days "
-             f"at {other.q['train_mfu']:.2f}); ")
-    layout = f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, " + ("no EP" if s.ep == 1 else f"EP {s.ep}")
-    if style == "planner":
-        return head + layout
-    return (head + f"C = {q['train_total_FLOPs']:.4g}; ".replace("e+", "e") + layout +
-            f", {q['zero_total_per_gpu_GB']:.2f} GB, comm share {q['comm_share_frac']:.3f}")
+    return (f"{lay.num_gpus} GPUs, {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, "
+            f"{other.q['train_days']:.2f} days at {other.q['train_mfu']:.2f}); {_shape(ev)}, "
+            + ("no EP" if lay.shape.ep == 1 else f"EP {lay.shape.ep}"))
 
 
-def book_17_9_3(style: str) -> str:
-    """What the screen gives every layout of 17.9.3 that fits and meets the deadline, reserved and on-demand."""
+def book_17_9_3() -> str:
+    """What the screen gives every layout of 17.9.3 that fits and meets the deadline, reserved and on-demand
+    (docs/planner.md)."""
     r = _book_search("17.9.3-1.8t-moe.yaml").feasible_screened[0]
     ro = _book_search("17.9.3-1.8t-moe.yaml", price_basis="on_demand").feasible_screened[0]
     gpu_h = r.cost_usd / _calc_gpu_price("h800", "reserved")
-    if style == "planner":
-        return (f"every screened layout: {r.layout.num_gpus:,} GPUs, {r.days:.2f} days, {gpu_h / 1e6:.2f}M GPU-h, "
-                f"${r.cost_usd / 1e6:.1f}M / ${ro.cost_usd / 1e6:.1f}M")
-    return (f"every layout that fits and meets the deadline: {r.layout.num_gpus:,} GPUs, {r.days:.3f} days, "
-            f"{gpu_h / 1e6:.2f}M GPU-h, ${r.cost_usd / 1e6:.2f}M / ${ro.cost_usd / 1e6:.2f}M")
+    return (f"every screened layout: {r.layout.num_gpus:,} GPUs, {r.days:.2f} days, {gpu_h / 1e6:.2f}M GPU-h, "
+            f"${r.cost_usd / 1e6:.1f}M / ${ro.cost_usd / 1e6:.1f}M")
 
 
 def _calc_gpu_price(gpu: str, basis: str) -> float:
@@ -849,14 +848,125 @@ def _calc_gpu_price(gpu: str, basis: str) -> float:
     return getattr(load_catalog().gpus[gpu], f"price_{basis}_usd_per_gpu_hour")
 
 
+@lru_cache(maxsize=None)
+def _book_request(request: str):
+    from workbook.catalog import load_catalog
+    from workbook.planner.request import load_request
+
+    return load_request(ROOT / "catalog" / "requests" / request, load_catalog())
+
+
+def _book_layout_q(request: str, tp: int, pp: int, ep: int, dp: int, mb: int, ga: int, zero: int) -> dict:
+    """The full calculation of one book-fidelity layout (the book's own, which the search does not pick; as
+    tests/planner/test_book_cases.py builds it)."""
+    from tests.planner.test_book_cases import _layout_q
+
+    req = _book_request(request)
+    return _layout_q(req if req.fidelity == "book" else req.model_copy(update={"fidelity": "book"}),
+                     tp, pp, ep, dp, mb, ga, zero=zero)
+
+
 def book_17_9_4() -> str:
-    """17.9.4 searched with the book's models (`fidelity: book`): days, cost of the target days, layout."""
+    """17.9.4 searched with the book's models (`fidelity: book`): the GPU count and why, days, cost of the target
+    days, layout, and the book's own layout's memory and communication share (docs/planner.md)."""
     ev = _book_search("17.9.4-70b-h800.yaml", fidelity="book").plans[0]
     q, lay = ev.q, ev.screened.layout
-    s = lay.shape
-    return (f"{q['train_days']:.2f} days, {usd(q['train_cost_target_usd'])} for "
-            f"{_outcome('17.9.4-70b-h800.yaml').data['request']['target_days']:g} days; "
-            f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}")
+    book = _book_layout_q("17.9.4-70b-h800.yaml", 8, 2, 1, 40, 1, 16, zero=0)
+    passed = "every hard check passed" if book["hard_failures_count"] == 0 else "a hard check failed"
+    return (f"{lay.num_gpus} GPUs (the smallest whole-node count: N_time {q['plan_gpus_time_raw']:.1f} with the real "
+            f"{q['params_total'] / 1e9:.2f}B), {q['train_days']:.2f} days, {usd(q['train_cost_target_usd'])} for "
+            f"{_book_request('17.9.4-70b-h800.yaml').target_days:g} days; {_shape(ev)}: the book's TP8 x PP2 "
+            f"({book['zero_total_per_gpu_GB']:.2f} GB, {passed}) has a communication share of "
+            f"{book['comm_share_frac']:.3f}")
+
+
+#: the book-fidelity requests of the book's end-to-end cases 17.9.1-17.9.3
+BOOK_CASES = (("17.9.1", "17.9.1-llama-7b-h800.yaml"), ("17.9.2", "17.9.2-moe-h800.yaml"),
+              ("17.9.3", "17.9.3-1.8t-moe.yaml"))
+
+
+def _gpus_of(layout: str) -> int:
+    """The GPUs of a layout as the search names it ("TP8 PP2 DP1023, mb 1 x GA 5, ...": TP x CP x PP x DP)."""
+    n = 1
+    for dim in ("TP", "CP", "PP", "DP"):
+        m = re.search(rf"\b{dim}(\d+)\b", layout)
+        n *= int(m.group(1)) if m else 1
+    return n
+
+
+def book_targets() -> str:
+    """Each book case's target days and the largest GPU count that misses them (docs/planner.md)."""
+    out = []
+    for case, request in BOOK_CASES:
+        miss = min((r for r in _book_search(request).rejections if r.check == "check_meets_target_days"),
+                   key=lambda r: r.value)
+        out.append(f"{case}: {_book_request(request).target_days:g} days, {_gpus_of(miss.layout):,} GPUs take "
+                   f"{miss.value:.2f}")
+    return "; ".join(out)
+
+
+def _book_gpus(request: str) -> int:
+    res = _book_search(request)
+    return (res.plans[0].screened if res.plans else res.feasible_screened[0]).layout.num_gpus
+
+
+def book_real_models() -> str:
+    """The active parameters of the catalogue's real DeepSeek-V2 and gpt4-class-moe, and the days 17.9.2 and 17.9.3
+    would take with them at the book's GPUs and MFU (docs/planner.md)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import params as pa
+    from workbook.reference import training as tr
+
+    cat = load_catalog()
+    active, days = [], []
+    for model, request in (("deepseek-v2", "17.9.2-moe-h800.yaml"), ("gpt4-class-moe", "17.9.3-1.8t-moe.yaml")):
+        req, p = _book_request(request), pa.model_param_counts(cat.model(model))["params_active"]
+        active.append(f"{p / 1e9:.1f}B")
+        days.append(f"{tr.train_time_days(total_FLOP=6 * p * req.tokens, num_gpus=_book_gpus(request), mfu=req.book.mfu, peak_TFLOPS=cat.gpu('h800').bf16_dense_TFLOPS):.4g}")
+    return (f"the catalogue's real DeepSeek-V2 and its gpt4-class-moe have {' and '.join(active)} active, which "
+            f"would give {' and '.join(days)} days")
+
+
+def book_layouts_fail() -> str:
+    """Where the book's own layouts of 17.9.2 and 17.9.3 fail here, and what the planner does instead
+    (docs/planner.md; the layouts of tests/planner/test_book_cases.py)."""
+    z1 = _book_layout_q("17.9.2-moe-h800.yaml", 1, 1, 8, 1024, 1, 4, zero=1)
+    z3 = _book_layout_q("17.9.2-moe-h800.yaml", 1, 1, 8, 1024, 1, 4, zero=3)
+    rec = _book_search("17.9.2-moe-h800.yaml").plans[0]
+    fits = "it fits" if z3["hard_failures_count"] == 0 else "it still fails a hard check"
+    s = rec.screened.layout.shape
+    ep = "no EP" if s.ep == 1 else f"EP {s.ep}"
+    moe = ("- **17.9.2, EP 8 with ZeRO-1**: "
+           f"{z1['zero_total_per_gpu_GB']:.1f} GB per GPU in this workbook's book memory model, which splits the state "
+           "over TP·PP only and not over EP (the book's own seed-000 ZeRO-1 gives 265.5 GB, erratum 31: it does not "
+           f"fit either). With ZeRO-3 {fits} ({z3['zero_total_per_gpu_GB']:.2f} GB) but the DP traffic of 236B "
+           f"parameters over IB makes the communication share {z3['comm_share_frac']:.2f}. The planner instead takes "
+           f"TP{s.tp} x PP{s.pp} x DP{rec.screened.layout.dp} with ZeRO-{s.zero_stage} and {ep} (share "
+           f"{rec.q['comm_share_frac']:.3f}): EP buys no memory "
+           "in the book model and costs all-to-alls.")
+    res = _book_search("17.9.3-1.8t-moe.yaml")
+    evs = {ev.screened.layout.shape.zero_stage: ev.q for ev in res.evaluated
+           if (ev.screened.layout.shape.tp, ev.screened.layout.shape.pp, ev.screened.layout.dp,
+               ev.screened.layout.shape.ep) == (8, 8, 256, 8)}
+    z1_gb = next(r.value for r in res.rejections if r.check == "check_train_memory_fits"
+                 and r.layout.startswith("TP8 PP8 DP256 EP8,") and "ZeRO-1" in r.layout)
+    q = evs[2]
+    tep = q["comm_tp_time_s"] + q["comm_ep_time_s"] + q["comm_pp_time_s"]
+    closest = min((r for r in res.rejections if r.stage == "calc"), key=lambda r: r.value)
+    passing = [z for z in (2, 3) if evs[z]["hard_failures_count"] == 0]
+    gpt4 = ("- **17.9.3, TP8 x EP8 x PP8 x DP2 with ZeRO-1**: "
+            f"ZeRO-1 is {z1_gb:.1f} GB here (no EP split, the 12P optimizer sharded; the book's 8P convention with EP "
+            f"gives 53.7-57.7 GB). ZeRO-2 ({evs[2]['zero_total_per_gpu_GB']:.1f} GB) and ZeRO-3 "
+            f"({evs[3]['zero_total_per_gpu_GB']:.1f} GB) "
+            + ("pass every hard check" if passing == [2, 3] else "do not both pass the hard checks") +
+            f", but the communication share is {q['comm_share_frac']:.2f} (DP {q['comm_dp_time_s']:.2g} s, "
+            f"TP {q['comm_tp_time_s']:.2g} s, EP {q['comm_ep_time_s']:.2g} s, PP {q['comm_pp_time_s']:.2g} s against "
+            f"{q['comm_compute_step_s']:.3g} s of compute per step); TP + EP + PP alone are "
+            f"{100 * tep / (tep + q['comm_compute_step_s']):.0f} % at any batch, and no layout of the request comes "
+            f"under 20 % (closest {closest.value:.3f}: {closest.layout.split(',')[0]}, no EP). The case cannot be "
+            "reproduced as a passing plan: the book does not check its communication share, and this workbook's "
+            "rule (no overlap) rejects it.")
+    return moe + "\n" + gpt4
 
 
 def compare_1796_table() -> str:
@@ -977,15 +1087,15 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "early-estimate-17.9.4": ("docs/planner.md", lambda: early_estimate_17_9_4("planner")),
     "early-estimate-17.9.4-engineering": ("docs/engineering.md", lambda: early_estimate_17_9_4("engineering")),
     "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
-    "book-17.9.1": ("docs/planner.md", lambda: book_17_9_1("planner")),
-    "book-17.9.1-engineering": ("docs/engineering.md", lambda: book_17_9_1("engineering")),
+    "book-17.9.1": ("docs/planner.md", book_17_9_1),
     "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
-    "book-17.9.2": ("docs/planner.md", lambda: book_17_9_2("planner")),
-    "book-17.9.2-engineering": ("docs/engineering.md", lambda: book_17_9_2("engineering")),
-    "book-17.9.3": ("docs/planner.md", lambda: book_17_9_3("planner")),
-    "book-17.9.3-engineering": ("docs/engineering.md", lambda: book_17_9_3("engineering")),
+    "book-17.9.2": ("docs/planner.md", book_17_9_2),
+    "book-17.9.3": ("docs/planner.md", book_17_9_3),
     "book-17.9.4": ("docs/planner.md", book_17_9_4),
-    "book-17.9.4-engineering": ("docs/engineering.md", book_17_9_4),
+    "book-targets": ("docs/planner.md", book_targets),
+    "measured-gpt3-days": ("docs/step_time.md", measured_gpt3_days),
+    "measured-gpt3-days-engineering": ("docs/engineering.md", measured_gpt3_days),
+    "book-real-models": ("docs/planner.md", book_real_models),
 }
 
 #: key -> (the doc holding the block, the function that writes its text)
@@ -1009,6 +1119,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-tco-serve-deepseek": ("docs/finance.md", lambda: tco_table("serve-deepseek-v3-h800.yaml")),
     "table-serving-sensitivity": ("docs/finance.md", serving_sensitivity_table),
     "table-compare-17.9.6": ("docs/serving-overview.md", compare_1796_table),
+    "book-layouts-fail": ("docs/planner.md", book_layouts_fail),
 }
 
 
@@ -1028,7 +1139,7 @@ def block_in(text: str, key: str) -> str | None:
 def render_block(key: str) -> str:
     """Block ``key``'s text as the doc should hold it (fenced: a command's output is shown as text)."""
     body = BLOCKS[key][1]().rstrip("\n")
-    return body + "\n" if body.startswith(("|", "**")) else f"```text\n{body}\n```\n"
+    return body + "\n" if body.startswith(("|", "**", "- ")) else f"```text\n{body}\n```\n"
 
 
 def write_blocks() -> list[str]:

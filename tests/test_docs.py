@@ -237,10 +237,6 @@ DOLLARS_BY_HAND: dict[str, dict[str, str]] = {
         "$122,880 / $245,760 (exact $119.5K / $238.9K)": "the book's 17.9.1 figures (spec §6)",
         "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
         "75 GB per GPU, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
-    "engineering.md": {  # the "book (corrected)" column, as in planner.md
-        "$122,880 reserved / $245,760 on-demand, exact $119.5K / $238.9K": "the book's 17.9.1 figures (spec §6)",
-        "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
-        "no ZeRO, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
 }
 
 
