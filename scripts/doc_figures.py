@@ -332,7 +332,8 @@ def activations_state_table() -> str:
 _DSV3 = dict(num_gpus=2048, tp=1, pp=16, ep=64, zero_stage=1, recipe="deepseek_v3")  # as test_sharded_state.py
 
 
-def activations_deepseek_table() -> str:
+@lru_cache(maxsize=None)
+def _deepseek_memory():
     """DeepSeek-V3 on 2,048 H800 (PP16 x EP64, ZeRO-1, DualPipe, 1 x 4096 tokens): the worst rank's state,
     activations and total with the runtime overhead, per activation setting (docs/activations.md; the setting of
     tests/reference/test_sharded_state.py::test_deepseek_v3_fits_80GB_h800)."""
@@ -352,15 +353,68 @@ def activations_deepseek_table() -> str:
                  dict(recompute="selective", recompute_modules={"layernorm", "mla_up_proj", "moe_act"},
                       linear_input_bytes=1, expert_act_input_bytes=1)),
                 ("full recompute", dict(recompute="full")))
-    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
-             "|---|---|---|---|---|"]
+    rows = []
     for label, extra in settings:
         per = act.activations_per_gpu(m, **kw, **extra)["per_stage"]
         total, st, peak = max((s["total_bytes"] + a["peak_bytes"] + DEFAULT_OVERHEAD_GB * GB, s["total_bytes"],
                                a["peak_bytes"]) for s, a in zip(state, per))
-        lines.append(f"| {label} | {st / GB:.1f} | {peak / GB:.1f} | {total / GB:.1f} | "
-                     f"{'yes' if total < hbm * GB else 'no'} |")
+        rows.append((label, st / GB, peak / GB, total / GB, total < hbm * GB))
+    return hbm, rows
+
+
+def activations_deepseek_table() -> str:
+    """The DeepSeek-V3 rows of _deepseek_memory as a table (docs/activations.md)."""
+    hbm, rows = _deepseek_memory()
+    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {label} | {st:.1f} | {peak:.1f} | {total:.1f} | {'yes' if fits else 'no'} |"
+              for label, st, peak, total, fits in rows]
     return "\n".join(lines)
+
+
+def memory_models_finance() -> str:
+    """The tensor memory model on Korthikanti's GPT-3 175B (Figure 1, embedding and output included) and on
+    DeepSeek-V3 with full recompute (docs/finance.md)."""
+    from tests.reference import test_activations as t
+
+    by = {(name, mode): (pub, total) for name, mode, pub, _, total in t.validation_rows()}
+    (p0, o0), (p1, o1) = by[("175B", "none")], by[("175B", "seqsel")]
+    hbm, rows = _deepseek_memory()
+    full = next(r for r in rows if r[0] == "full recompute")
+    return (f"({o0:.1f} GiB without recompute, {o1:.1f} GiB selective + SP, against {p0:.1f} and {p1:.1f}) and "
+            f"{'fits' if full[4] else 'does not fit'} DeepSeek-V3 on 2,048 H800 at PP 16 x EP 64, ZeRO-1, full "
+            f"recompute ({full[3]:.1f} GB per GPU)")
+
+
+def _zero3_llama3_70b() -> dict:
+    """Llama-3-70B on 64 GPUs at ZeRO-3: the tensor model's state with its gathered layer, DeepSpeed's estimator, the
+    plain (w + g + o)/N at 18 and 16 B/param, the embedding and a block (tests/reference/test_zero.py)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import sharded_state as ss
+    from workbook.reference import zero as zr
+
+    m = load_catalog().model("llama-3-70b")
+    r = ss.model_state_per_gpu(m, num_gpus=64, zero_stage=3, recipe="bf16_fp32_grads")
+    c = ss.sharding_param_counts(m)
+    emb = m.vocab * m.d_model
+    return dict(r=r, plain16=ss.model_state_per_gpu(m, num_gpus=64, zero_stage=3, recipe="bf16_bf16_grads")["total_GB"],
+                ds=zr.deepspeed_zero3_gpu_bytes(total_params=r["dense_params"], largest_layer_params=emb, total_gpus=64),
+                emb=emb, block=ss.block_params_per_gpu(c, moe_layer=False))
+
+
+def zero3_llama3_70b(style: str) -> str:
+    """The ZeRO-3 working set on Llama-3-70B, 64 GPUs (docs/finance.md: ``finance``; docs/activations.md:
+    ``activations``)."""
+    from workbook.units import GiB
+
+    z = _zero3_llama3_70b()
+    r = z["r"]
+    if style == "finance":
+        return (f"{r['model_states_GB']:.2f} GB of model states per GPU (`state_model_states_per_gpu_GB`), DeepSpeed's "
+                f"{z['ds'] / 1e9:.2f}e9 B; the book formula (w + g + o)/N gives {r['total_GB']:.1f} GB "
+                f"({z['plain16']:.1f} GB at the 16-byte ledger)")
+    return (f"Llama-3-70B: {z['emb'] / 1e9:.2f}B against {z['block'] / 1e9:.2f}B, {r['model_states_GB']:.2f} GB per "
+            f"GPU on 64 GPUs with FP32 gradients, DeepSpeed's {z['ds'] / GiB:.2f} \"GB\" = GiB printout")
 
 
 def deepseek_state_without_ep() -> str:
@@ -547,13 +601,6 @@ def _short(p: dict) -> str:
 def plan_17_9_4() -> str:
     """The recommended plan of the shipped 17.9.4 request (README tour)."""
     return _short(_plan("17.9.4-70b-h800.yaml")["recommended"])
-
-
-def plan_17_9_4_line() -> str:
-    """The 17.9.4 plan's "Recommended:" line as `workbook plan` prints it (docs/engineering.md)."""
-    from workbook.planner.report import _plan_line
-
-    return "Recommended: " + _plan_line(_plan("17.9.4-70b-h800.yaml")["recommended"])
 
 
 def cover_17_9_4() -> str:
@@ -752,6 +799,72 @@ def serving_sensitivity_words() -> str:
             f"{g('output', 'd1M', 'high', 3)}, rate {g('load', 'd1M', 'low', 3)} / {g('load', 'd1M', 'high', 3)}")
 
 
+def serving_sensitivity_plan() -> str:
+    """The serve-70b-chat plan whose serving sensitivity docs/planner.md quotes (replicas, GPU, TP, load, step)."""
+    rec = _chat_sensitivity()[0]
+    return (f"{rec['replicas']} x {rec['gpu'].upper()} TP {rec['tp']}, {rec['load_rps']:g} requests/s, step "
+            f"{100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %")
+
+
+def assumption_counts(style: str) -> str:
+    """How many Plan inputs a serving-only and a training-only plan's Assumptions sheet lists
+    (workbook.writer.planbook.applies; docs/planner.md: ``planner``, docs/finance.md: ``finance``)."""
+    from workbook.writer.inputs import input_rows
+    from workbook.writer.planbook import applies
+
+    keys = [r.key for r in input_rows() if r.key != "name"]
+    serving, training = sum(applies(k, False, True) for k in keys), sum(applies(k, True, False) for k in keys)
+    if style == "planner":
+        return f"{serving} inputs of {len(keys)}; a training-only plan leaves out `inference.*` ({training} of {len(keys)})"
+    return f"({serving} of {len(keys)} inputs); a training-only plan no `inference.*` ({training})"
+
+
+def disagg_pools_validation() -> str:
+    """The disaggregated pools' published points per node against the model (docs/planner.md)."""
+    d, p = _results("serving-deepseek-v3-h800-disagg:disagg-decode-node", "serving-deepseek-v3-h800-disagg:disagg-prefill-node")
+    return (f"decode {100 * d.error_frac:+.1f} % ({'PASS' if d.passed else 'FAIL'}), prefill {100 * p.error_frac:+.1f} % "
+            f"({'PASS' if p.passed else 'FAIL'})")
+
+
+@lru_cache(maxsize=None)
+def _chat_auto():
+    """serve-70b-chat planned with `disaggregation: auto`."""
+    from workbook.catalog import load_catalog
+    from workbook.planner.plan import plan_request
+
+    req = _book_request("serve-70b-chat.yaml")
+    req = req.model_copy(update={"serving": req.serving.model_copy(update={"disaggregation": "auto"})})
+    return plan_request(req, load_catalog()).data["serving"]
+
+
+def chat_auto() -> str:
+    """What `disaggregation: auto` does to the 70B chat request (docs/planner.md, docs/engineering.md)."""
+    sv = _chat_auto()
+    rec, other = sv["recommended"], sv.get("other_kind")
+    if rec["kind"] != "co-located":
+        return (f"The 70B chat request changes its answer with `auto`: {rec['num_gpus']:,} GPUs disaggregated, "
+                f"{usd(rec['usd_per_month'])}/month")
+    if other and other["usd_per_month"] == rec["usd_per_month"]:
+        return (f"The 70B chat request keeps its co-located answer with `auto`: the best disaggregated plan ties at "
+                f"{other['num_gpus']:,} GPUs, and a tie goes to the co-located plan")
+    return ("The 70B chat request keeps its co-located answer with `auto`: " +
+            (f"the best disaggregated plan costs {usd(other['usd_per_month'] - rec['usd_per_month'])}/month more"
+             if other else "no disaggregated plan carries the load"))
+
+
+def both_scenarios(style: str) -> str:
+    """The training and serving GPUs of the shipped scenarios of purpose `both` (docs/planner.md: ``planner``,
+    docs/finance.md: ``finance``)."""
+    from workbook.scenario import load_scenarios
+
+    both = [f.stem for f in sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
+            if load_scenarios([f])[0].purpose == "both"]
+    train = sorted(_calc(s)["train_gpus_billed"] for s in both)
+    serve = sorted(_calc(s)["srv_gpus_in_use"] for s in both)
+    sep = "-" if style == "planner" else " to "
+    return (f"train on {train[0]:,.0f}{sep}{train[-1]:,.0f} GPUs and serve on {serve[0]:,.0f}{sep}{serve[-1]:,.0f}")
+
+
 def early_estimate_17_9_4(style: str) -> str:
     """The 17.9.4 request's early estimate (spec 17.9.4 steps 1, 2, 4, 5, 10) in docs/planner.md's words
     (``planner``) or docs/engineering.md's (``engineering``)."""
@@ -765,6 +878,52 @@ def early_estimate_17_9_4(style: str) -> str:
     return (f"C = {c} FLOPs, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes) at MFU {e['MFU']:.2f}, "
             f"{e['T_actual_days']:.2f} days, ${e['cost_target_USD'] / 1e6:.2f}M for the {days:g} days at "
             f"${e['gpu_hour_usd']:g}/GPU-h")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def shipped_checks() -> str:
+    """What the hard checks and warnings say of the shipped scenarios (`workbook calc --json
+    catalog/scenarios/*.yaml`; docs/finance.md)."""
+    from workbook.calc.checks import WARNINGS
+    from workbook.catalog import load_catalog
+    from workbook.scenario import load_scenarios
+
+    files = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
+    v = {f.stem: _calc(f.stem) for f in files}
+    sc = {f.stem: load_scenarios([f])[0] for f in files}
+
+    def case(n: str) -> str:
+        return n.split("-")[0]
+
+    def fired(key: str) -> list[str]:
+        return [n for n in v if v[n][key]]
+
+    parts = []
+    if comm := fired("warn_comm_share"):
+        limit = float(load_catalog().defaults.value("comm_max_frac"))
+        shares = [f"{100 * v[n]['comm_share_frac']:.0f} %" for n in comm]
+        parts.append(f"{_and([case(n) for n in comm])} spend {_and(shares)} of a step communicating (17.6.9, no "
+                     f"overlap) against the {100 * limit:.0f} % guideline")
+    if ckpt := fired("warn_ckpt_interval"):
+        every = sorted({f"{v[n]['sto_ckpt_interval_steps']:,.0f}" for n in ckpt})
+        allowed = [f"{v[n]['ckpt_interval_max_steps']:,.0f}" for n in ckpt]
+        parts.append(f"{_and([case(n) for n in ckpt])} checkpoint every {_and(every)} steps where the MTBF rule "
+                     f"allows {_and(allowed)} at their GPU counts (17.7.4)")
+    for n in fired("warn_pipeline_fill"):
+        parts.append(f"{case(n)} runs GA = {sc[n].training.grad_accum} micro-batches on PP = {sc[n].training.pp} "
+                     "stages (under 4 x PP)")
+    for key, label, *_ in WARNINGS:
+        if key not in ("warn_comm_share", "warn_ckpt_interval", "warn_pipeline_fill") and fired(key):
+            parts.append(f"{_and([case(n) for n in fired(key)])}: {label[0].lower() + label[1:]}")
+    hard = sum(v[n]["hard_failures_count"] for n in v)
+    head = "pass every hard check" if hard == 0 else f"fail {hard:.0f} hard checks"
+    warns = sum(v[n]["warnings_count"] for n in v)
+    tail = ("; ".join(parts[:-1]) + "; and " + parts[-1]) if len(parts) > 1 else "".join(parts)
+    return (f"{head} and show {warns:.0f} warnings, which are the book's own plans taken at their word "
+            f"(`workbook calc --json catalog/scenarios/*.yaml`)" + (f": {tail}." if parts else "."))
 
 
 def tco_17_9_3_network() -> str:
@@ -1046,7 +1205,6 @@ def serving_residuals_table() -> str:
 #: key -> (the doc that quotes it, the function that computes it)
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
-    "plan-17.9.4-line": ("docs/engineering.md", plan_17_9_4_line),
     "compare-17.9.4": ("docs/engineering.md", compare_17_9_4),
     "cover-17.9.4": ("docs/planner.md", cover_17_9_4),
     "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
@@ -1084,11 +1242,23 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "serving-storage": ("docs/finance.md", serving_storage),
     "serving-storage-planner": ("docs/planner.md", serving_storage_planner),
     "serving-sensitivity-words": ("docs/planner.md", serving_sensitivity_words),
+    "serving-sensitivity-plan": ("docs/planner.md", serving_sensitivity_plan),
+    "assumption-counts": ("docs/planner.md", lambda: assumption_counts("planner")),
+    "assumption-counts-finance": ("docs/finance.md", lambda: assumption_counts("finance")),
+    "disagg-pools-validation": ("docs/planner.md", disagg_pools_validation),
+    "chat-auto": ("docs/planner.md", chat_auto),
+    "chat-auto-engineering": ("docs/engineering.md", chat_auto),
+    "both-scenarios": ("docs/planner.md", lambda: both_scenarios("planner")),
+    "both-scenarios-finance": ("docs/finance.md", lambda: both_scenarios("finance")),
     "early-estimate-17.9.4": ("docs/planner.md", lambda: early_estimate_17_9_4("planner")),
     "early-estimate-17.9.4-engineering": ("docs/engineering.md", lambda: early_estimate_17_9_4("engineering")),
     "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
     "book-17.9.1": ("docs/planner.md", book_17_9_1),
     "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
+    "zero3-llama3-70b": ("docs/activations.md", lambda: zero3_llama3_70b("activations")),
+    "zero3-llama3-70b-finance": ("docs/finance.md", lambda: zero3_llama3_70b("finance")),
+    "memory-models-finance": ("docs/finance.md", memory_models_finance),
+    "shipped-checks": ("docs/finance.md", shipped_checks),
     "book-17.9.2": ("docs/planner.md", book_17_9_2),
     "book-17.9.3": ("docs/planner.md", book_17_9_3),
     "book-17.9.4": ("docs/planner.md", book_17_9_4),

@@ -210,6 +210,8 @@ QUOTED_INPUTS = (
     ("finance.md", "$184.06/kW-month, CBRE", "defaults.yaml:space_usd_per_kW_month", 184.06),
     ("finance.md", "$180K = BLS May 2023", "defaults.yaml:staff_usd_per_fte_year", 180_000),
     ("finance.md", "the reserved $2.00", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("finance.md", "h100.price_reserved_usd_per_gpu_hour: 2 -> 1.95", "gpus.yaml:h100.price_reserved_usd_per_gpu_hour",
+     2.0),
     ("planner.md", "H800 at reserved $2.00/GPU-h", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
     ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h800.price_on_demand_usd_per_gpu_hour", 4.0),
     ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h20.price_on_demand_usd_per_gpu_hour", 1.0),
