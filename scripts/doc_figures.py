@@ -155,22 +155,40 @@ def gpus_needed_17_9_4() -> str:
     return f"the MFU given says {v['plan_gpus_needed']:,.0f} GPUs, the step model {v['st_gpus_needed']:,.0f}"
 
 
+@lru_cache(maxsize=None)
+def _deviations() -> dict:
+    """The examples tests' DEVIATIONS (record -> {key: (record value, ours, why)}), in the tests' order."""
+    import contextlib
+    import importlib
+
+    devs: dict = {}
+    for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
+        with contextlib.redirect_stdout(io.StringIO()):  # the modules print their coverage when imported
+            devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+    return devs
+
+
 def book_examples() -> str:
     """How many of the book's worked-example records the examples tests run, and how many deviate
     (docs/engineering.md)."""
-    import importlib
     import json
 
     records = sum(len(json.loads(f.read_text(encoding="utf-8")))
                   for f in sorted((ROOT / "tests" / "data" / "examples").glob("*.json")))
-    import contextlib
-
-    devs = {}
-    for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
-        with contextlib.redirect_stdout(io.StringIO()):  # the modules print their coverage when imported
-            devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+    devs = _deviations()
     return (f"all {records} records of `../shared/spec/examples`; deviations: "
             f"{sum(len(v) for v in devs.values())} keys in {len(devs)} records")
+
+
+def deviations_table() -> str:
+    """Every deviation of the examples tests from a spec record, with its derivation (docs/engineering.md)."""
+    def why(text: str) -> str:
+        return text if len(text) <= 150 else text[:150].rstrip() + " ..."
+
+    lines = ["| record | key | record value | ours | why |", "|---|---|---|---|---|"]
+    lines += [f"| {rec} | {key} | {book:g} | {ours:.10g} | {why(text)} |"
+              for rec, keys in _deviations().items() for key, (book, ours, text) in keys.items()]
+    return "\n".join(lines)
 
 
 def step_time_table() -> str:
@@ -562,6 +580,28 @@ def measured_gpt3_days() -> str:
     eq3 = 300e9 / (b * s / step_s) / 86400
     return (f"{r.ours:.2f} days against Table 2's {r.published:g} ({100 * r.error_frac:+.1f} %; eq. 3 itself gives "
             f"{eq3:.2f})")
+
+
+def _deepseek_mfu() -> tuple[float, float, float, float]:
+    """DeepSeek-V3's implied MFU (catalog/mfu.yaml, re-derived by tests/validation/test_mfu_table.py) over the H800's
+    BF16 and FP8 dense peaks: (MFU over BF16, BF16 peak, MFU over FP8, FP8 peak)."""
+    from workbook.catalog import load_catalog
+    from workbook.catalog.mfu import load_mfu
+
+    run = next(r for row in load_mfu() for r in row.runs if r.model == "deepseek-v3")
+    gpu = load_catalog().gpu(run.gpu)
+    bf16, fp8 = gpu.bf16_dense_TFLOPS, gpu.fp8_dense_TFLOPS
+    return run.implied_mfu, bf16, run.implied_mfu * bf16 / fp8, fp8
+
+
+def deepseek_mfu(style: str) -> str:
+    """DeepSeek-V3's MFU over the BF16 and over the FP8 peak (docs/engineering.md: ``engineering``,
+    docs/step_time.md: ``step_time``)."""
+    m_bf16, bf16, m_fp8, fp8 = _deepseek_mfu()
+    if style == "engineering":
+        return f"imply MFU {m_bf16:.2f} of the H800's BF16 peak, {m_fp8:.2f} of its FP8 peak"
+    return (f"(DeepSeek-V3's {m_fp8:.2f} of {fp8:g}) is about half the same run's MFU against BF16 ({m_bf16:.2f} of "
+            f"{bf16:g})")
 
 
 def mfu_table() -> str:
@@ -1259,6 +1299,8 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "zero3-llama3-70b-finance": ("docs/finance.md", lambda: zero3_llama3_70b("finance")),
     "memory-models-finance": ("docs/finance.md", memory_models_finance),
     "shipped-checks": ("docs/finance.md", shipped_checks),
+    "deepseek-mfu-engineering": ("docs/engineering.md", lambda: deepseek_mfu("engineering")),
+    "deepseek-mfu": ("docs/step_time.md", lambda: deepseek_mfu("step_time")),
     "book-17.9.2": ("docs/planner.md", book_17_9_2),
     "book-17.9.3": ("docs/planner.md", book_17_9_3),
     "book-17.9.4": ("docs/planner.md", book_17_9_4),
@@ -1290,6 +1332,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-serving-sensitivity": ("docs/finance.md", serving_sensitivity_table),
     "table-compare-17.9.6": ("docs/serving-overview.md", compare_1796_table),
     "book-layouts-fail": ("docs/planner.md", book_layouts_fail),
+    "table-deviations": ("docs/engineering.md", deviations_table),
 }
 
 
