@@ -235,6 +235,24 @@ def llama3_interleaving() -> str:
     return "; ".join(out)
 
 
+def llama3_128k() -> str:
+    """The Llama 3 128K point (CP 16) under the choices the paper does not state: attention FLOPs counted in full,
+    FlashAttention-2's efficiency, and how much of the CP exchange is exposed (docs/step_time.md)."""
+    from tests.reference import test_step_time as t
+    from workbook.reference import step_time as stm
+
+    name, key, pub, kw = next(p for p in t.llama3_t4() if "CP16" in p[0])
+    r = stm.step_time(**kw)
+    full = stm.step_time(**{**kw, "attention_mask_frac": 1.0})["model_FLOPs_per_step"] / r["model_FLOPs_per_step"]
+    fa2 = stm.step_time(**{**kw, "attention_efficiency": 0.35})[key] / pub - 1
+    return (f"If Meta had counted the full s x s matrix, our TFLOP/s would read {full:.2f}x higher in that "
+            f"convention, {100 * (r[key] * full / pub - 1):+.0f}%, which rules that reading out. The attention "
+            f"efficiency is {kw['attention_efficiency']:.3g} (calibrated; its prior is FlashAttention-3's 0.55). At "
+            f"FlashAttention-2's 0.35 on H100 the point would be {100 * fa2:+.0f}%. Meta's CP is all-gather based, and "
+            f"the model overlaps it with attention (exposed {1e3 * r['cp_exposed_mb_s']:.0f} of "
+            f"{1e3 * r['cp_comm_mb_s']:.0f} ms per micro-batch)")
+
+
 def moe_fused_call() -> str:
     """The fused-MoE terms of the decode step (engines.yaml moe_layer_us, moe_expert_us) on DeepSeek-R1 FP8 at TP 8 on
     an H200 under the sglang-0.4 profile, at one and at 32 requests (docs/serving.md "Decode step")."""
@@ -326,6 +344,35 @@ def activations_fig7_table() -> str:
             cells.append(f"{pubs[mode]:.2f} / {ours:.2f} ({_pct(100 * (ours / pubs[mode] - 1), 1)})")
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def activations_limits(style: str) -> str:
+    """How far the embedding-dropout masks take the full-recompute totals above Figure 7's bars, and how close the
+    layer-only figures stay (``figure7``); how close Figure 1's published values are to Table 2's formulas
+    (``figure1``) (docs/activations.md "Limits"; tests/reference/test_activations.py)."""
+    from tests.reference import test_activations as t
+
+    def pct(name: str, mode: str, part: str) -> float:
+        return t.korthikanti_run(name, mode)[part] / t.korthikanti_run(name, "none")[part] * 100
+
+    fig1 = max(abs(layers / pub - 1) for _, _, pub, layers, _ in t.validation_rows())
+    above = [pct(n, "full", "stored_bytes") / t.FIG7_PCT[n]["full"] - 1 for n in ("530B", "1T")]
+    layers = max(abs(pct(n, m, "layers_bytes") / pub - 1) for n, pubs in t.FIG7_PCT.items() for m, pub in pubs.items())
+    if style == "figure1":
+        return f"agree with Table 2's formulas to within {100 * fig1:.2f}%"
+    return (f"Next to full recompute at PP 35 and PP 64, the masks make our total {100 * above[0]:.0f}% and "
+            f"{100 * above[1]:.0f}% above Figure 7's bars. The layer-only numbers match to within {100 * layers:.1f}%.")
+
+
+def state_embedding_share() -> str:
+    """How much more the most loaded rank (with the embedding) holds than Korthikanti's published state figure
+    (docs/activations.md "Limits")."""
+    from tests.reference import test_sharded_state as t
+    from workbook.reference import sharded_state as ss
+
+    errs = [ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, recipe="bf16_fp32_grads")["total_GiB"] / pub - 1
+            for m, n, tp, pp, pub in t.FIG1_STATE.values()]
+    return f"so it is {100 * min(errs):.0f}–{100 * max(errs):.0f}% higher"
 
 
 def activations_state_table() -> str:
@@ -602,6 +649,25 @@ def deepseek_mfu(style: str) -> str:
         return f"imply MFU {m_bf16:.2f} of the H800's BF16 peak, {m_fp8:.2f} of its FP8 peak"
     return (f"(DeepSeek-V3's {m_fp8:.2f} of {fp8:g}) is about half the same run's MFU against BF16 ({m_bf16:.2f} of "
             f"{bf16:g})")
+
+
+def deepseek_fp8() -> str:
+    """DeepSeek-V3's pre-training GPU-hours with the blockwise FP8 recipe (the shipped point) and with every GEMM at
+    the BF16 rate (`precision: bf16`) (docs/frameworks.md)."""
+    from workbook.calc import compute
+    from workbook.catalog import load_catalog
+    from workbook.validation.load import load_validation_file
+
+    cat = load_catalog()
+    case = next(c for c in load_validation_file(ROOT / "catalog" / "validation" / "deepseek-v3-h800.yaml", cat).cases
+                if c.point.point == "pretrain-gpu-hours")
+    r = _results("deepseek-v3-h800:pretrain-gpu-hours")[0]
+    sc = case.scenario.model_copy(update={"training": case.scenario.training.model_copy(
+        update={"precision": "bf16", "fp8_recipe": None})})
+    bf16 = compute(sc, cat)["train_job_gpu_hours"]
+    return (f"{r.ours / 1e6:.3f}M GPU-hours ({100 * r.error_frac:+.1f} %, {'PASS' if r.passed else 'FAIL'}) with the "
+            f"blockwise recipe and the GEMM smooth roofline, {bf16 / 1e6:.3f}M ({100 * (bf16 / r.published - 1):+.1f} %) "
+            "with every GEMM at the BF16 rate")
 
 
 def mfu_table() -> str:
@@ -1276,6 +1342,7 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
     "moe-fused-call": ("docs/serving.md", moe_fused_call),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
+    "llama3-128k": ("docs/step_time.md", llama3_128k),
     "book-examples": ("docs/engineering.md", book_examples),
     "op-sac-llama3-8b": ("docs/activations.md", op_sac_llama3_8b),
     "tco-default-17.9.6": ("docs/finance.md", tco_default_1796),
@@ -1296,9 +1363,13 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "book-17.9.1": ("docs/planner.md", book_17_9_1),
     "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
     "zero3-llama3-70b": ("docs/activations.md", lambda: zero3_llama3_70b("activations")),
+    "activations-limits": ("docs/activations.md", lambda: activations_limits("figure7")),
+    "activations-figure1": ("docs/activations.md", lambda: activations_limits("figure1")),
+    "state-embedding-share": ("docs/activations.md", state_embedding_share),
     "zero3-llama3-70b-finance": ("docs/finance.md", lambda: zero3_llama3_70b("finance")),
     "memory-models-finance": ("docs/finance.md", memory_models_finance),
     "shipped-checks": ("docs/finance.md", shipped_checks),
+    "deepseek-fp8": ("docs/frameworks.md", deepseek_fp8),
     "deepseek-mfu-engineering": ("docs/engineering.md", lambda: deepseek_mfu("engineering")),
     "deepseek-mfu": ("docs/step_time.md", lambda: deepseek_mfu("step_time")),
     "book-17.9.2": ("docs/planner.md", book_17_9_2),

@@ -143,7 +143,6 @@ COUNTS_BY_HAND: dict[str, dict[str, str]] = {
     "safety.md": {"1,000,000 cells": "a limit of workbook/safe_xlsx.py",
                   "20,000,000 cells": "a limit of workbook/safe_xlsx.py"},
     "serving.md": {"4,000 points": "the quadrature's check grid (a definition)"},
-    "validation.md": {"158 points": "history, dated: the joint fit `--cv` ran until 2026-12-04"},
     "step_time.md": {"5 layouts": "the five Korthikanti layouts (a fact of the paper)",
                      "5 factors": "the factors per GPU of the step model (a definition)"},
 }
