@@ -271,6 +271,161 @@ def moe_fused_call() -> str:
     return "the two terms add " + " and ".join(parts)
 
 
+def serving_intro() -> str:
+    """The book's roofline against measured engines: a 70B decode step and Qwen3-235B's KV tokens (docs/serving.md;
+    the settings of tests/reference/test_decode_time.py and test_engine_memory.py)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+    from workbook.reference import engine_memory as em
+
+    step = dt.book_decode_step_s(sv.LLAMA70, batch=1, context_tokens=0, hw=sv.H100, tp=4, hbm_efficiency=0.8)
+    kv = em.book_kv_tokens(sv.QWEN235, hbm_GB=80, tp=4, weight_precision="fp8", overhead_GB=2, usable_frac=0.9)
+    return (f"the roofline gives {1e3 * step:.1f} ms per token against 17-19 ms measured at batch 1-8, and {kv:,.0f} "
+            "KV tokens for Qwen3-235B-A22B-FP8 against vLLM's 178,880")
+
+
+def qwen_weights() -> str:
+    """Qwen3-235B-A22B-FP8's weights per GPU at TP 4 (docs/serving.md)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import serving_shape as ss
+    from workbook.units import GiB
+
+    w = ss.weights_per_gpu_bytes(sv.QWEN235, weight_precision="fp8", tp=4)
+    return f"Qwen3-235B-A22B-FP8 at TP4 gives {w / GiB:.2f} GiB per GPU"
+
+
+def prefill_call() -> str:
+    """vLLM 0.6's CPU time per separate prefill call on the 70B (4 x H100) and the 8B (A100), and LambdaLabs' ten
+    prompts at once (docs/serving.md "Prefill"; tests/reference/test_cpu_per_seq.py)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    v06 = sv.ENGINES.profile("vllm-0.6.0")
+    c70 = pt.prefill_call_cpu_s(sv.LLAMA70, hw=sv.H100, engine=v06, tp=4)
+    from tests.reference.test_cpu_per_seq import _setups
+
+    shape8, a100, _ = _setups()["8b-a100"]  # the A100 as the workbook takes a GPU without a device record
+    c8 = pt.prefill_call_cpu_s(shape8, hw=a100, engine=v06)
+    ten = pt.prefill_time(sv.LLAMA70, prompt_tokens=sum(sv.LAMBDA10_INPUT) / 10, batch=10, hw=sv.H100, engine=v06, tp=4)
+    gpu = ten["prefill_s"] - ten["call_cpu_s"]
+    return (f"For vLLM 0.6 ({v06.cpu_overhead_frac:g} x {v06.scheduler_steps:g}) that is "
+            f"{v06.cpu_overhead_frac * v06.scheduler_steps:g} such steps: {1e3 * c70:.1f} ms for Llama-3-70B on 4 x H100, "
+            f"{1e3 * c8:.0f} ms for the 8B on an A100. LambdaLabs' 10 prompts at once wait {1e3 * sv.LAMBDA10_TTFT_S:.1f} "
+            f"ms for the first token; the model gives {1e3 * gpu:.1f} + {1e3 * ten['call_cpu_s']:.1f} = "
+            f"{1e3 * ten['prefill_s']:.1f} ms")
+
+
+def _deepseek_prefill(overlap: float) -> dict:
+    """DeepSeek's balanced prefill profile: 4 prompts of 4,096 tokens per GPU at EP32 on 4 H800 nodes."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    return pt.prefill_time(sv.DSV3, prompt_tokens=4096, batch=4, hw=sv.H800, engine=sv.ENGINES.profile("deepseek-v3-infer"),
+                           tp=1, ep=sv.DS_PREFILL_EP, ep_nodes=4, weight_precision="fp8", ep_overlap_frac=overlap,
+                           call_cpu_s=0.0)
+
+
+def prefill_alltoall() -> str:
+    """The EP all-to-all of DeepSeek-V3's prefill at EP32 on 4 nodes (docs/serving.md "Prefill")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    ds = sv.ENGINES.profile("deepseek-v3-infer")
+    a = pt.prefill_alltoall(sv.DSV3, hw=sv.H800, engine=ds, ep=sv.DS_PREFILL_EP, ep_nodes=4)
+    on, off = _deepseek_prefill(1.0), _deepseek_prefill(0.0)
+    ex, gpu, f = on["ep_alltoall_s"], on["full_gpu_s"], a["comm_sm_frac"]
+    hides = "so the overlap hides it" if ex <= gpu else "so the overlap hides part of it"
+    return (f"For DeepSeek-V3 at EP32 on 4 nodes a token reaches {a['remote_nodes']:.1f} remote nodes and "
+            f"{a['other_gpus']:.1f} other GPUs. The {on['tokens']:,.0f} tokens of a full chunk take {ex:.2f} s to "
+            f"exchange, against {gpu:.2f} s of GPU work, {hides}, but the {ds.prefill_comm_sms:g} SMs it holds stretch "
+            f"the step to {on['prefill_s']:.2f} s ({gpu:.2f} + {f:.2f} x {ex:.2f}); without the overlap the step takes "
+            f"{off['prefill_s']:.2f} s")
+
+
+def moe_layout() -> str:
+    """The MoE dispatch layout's bytes and time in DeepSeek-V3's EP32 prefill, and the small ops per layer
+    (docs/serving.md "Prefill")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    b = pt.moe_layout_bytes_per_token(sv.DSV3, ep=sv.DS_PREFILL_EP)
+    bw = sv.H800["hbm_bw_GBps"] * 1e9 * sv.H800["hbm_efficiency"]
+    on = _deepseek_prefill(1.0)
+    return (f"DeepSeek-V3 at EP32: {b / 1e6:.1f} MB per token, {b * on['tokens'] / 1e9:,.0f} GB in a "
+            f"{on['tokens']:,.0f}-token chunk, {b * on['tokens'] / bw:.2f} s at {bw / 1e12:.1f} TB/s")
+
+
+def moe_layout_small_ops() -> str:
+    """DeepSeek-V3's small ops per layer in the EP32 prefill, the dispatch layout included (docs/serving.md)."""
+    from tests.reference import serving_validation as sv
+
+    s = _deepseek_prefill(1.0)["small_kernels_s"]
+    return f"our small ops with the layout are {1e3 * s / sv.DSV3.layers:.1f} ms per layer ({s:.2f} s over {sv.DSV3.layers} layers)"
+
+
+def decode_exchange() -> str:
+    """DeepSeek-V3's decode at EP144 and the published 88 requests per GPU: the exchange, the part on the SMs and
+    the step (docs/serving.md "Decode step")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+
+    d = dt.decode_step(sv.DSV3, batch=sv.DS_NODE_OUT_TOK_PER_S / 8 / sv.DS_USER_TOK_PER_S, context_tokens=sv.DS_KV_LEN,
+                       hw=sv.H800, engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=sv.DS_EP,
+                       redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
+                       ep_nodes=sv.DS_NODES)
+    return (f"the {1e3 * d['ep_alltoall_s']:.1f} ms exchange leaves {1e3 * d['ep_exposed_s']:.1f} ms exposed, a "
+            f"{1e3 * d['step_s']:.1f} ms step ({1e3 * (d['step_s'] - d['ep_exposed_s']):.1f} ms with f_sm = 0)")
+
+
+@lru_cache(maxsize=None)
+def _offline_drains() -> tuple:
+    """The 5,000-prompt offline runs of vLLM 0.6 and SGLang 0.3 (Llama-3-70B, 4 x H100; the reference table's):
+    per engine the run, its quadrature drain against the step summed over 4,000 points, and the step at the
+    drain's mean batch alone (docs/serving.md "A finite offline run")."""
+    import math
+
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+    from workbook.reference import engine_memory as em
+    from workbook.reference import serving_offline_run as so
+    from workbook.reference.serving_load import mean_context_tokens
+
+    out = []
+    for name, frac in (("vllm-0.6.0", None), ("sglang-0.3.0", 0.88)):
+        eng = sv.ENGINES.profile(name)
+        kv = em.kv_capacity(sv.LLAMA70, engine=eng, device_total_GiB=sv.H100["device_total_GiB"], tp=4,
+                            memory_fraction=frac)["kv_tokens"]
+        kw = dict(hw=sv.H100, engine=eng, prompt_tokens=sv.SHAREGPT_PROMPT, output_tokens=sv.SHAREGPT_OUTPUT, tp=4)
+        run = so.offline_run(sv.LLAMA70, requests=sv.OFFLINE_REQUESTS, kv_tokens=kv, **kw)
+        ctx = mean_context_tokens(prompt_tokens=sv.SHAREGPT_PROMPT, output_tokens=sv.SHAREGPT_OUTPUT)
+
+        def step(b: float) -> float:
+            return dt.decode_step(sv.LLAMA70, batch=max(1.0, b), context_tokens=ctx, hw=sv.H100, engine=eng, tp=4)["step_s"]
+
+        n0, h, points = run["drain_requests"], run["drain_harmonic"], 4000
+        exact = sv.SHAREGPT_OUTPUT * h / points * sum(step(n0 * math.exp(-h * (i + 0.5) / points)) for i in range(points))
+        mean = sv.SHAREGPT_OUTPUT * h * step(n0 * (1 - math.exp(-h)) / h)
+        out.append((run, run["drain_s"] / exact - 1, 1 - mean / exact))
+    return tuple(out)
+
+
+def offline_quadrature() -> str:
+    """How close the drain's three-point quadrature and a single mean-batch step come to the step summed over
+    4,000 points (docs/serving.md "A finite offline run")."""
+    (v, qv, mv), (s, qs, ms) = _offline_drains()
+    return (f"the quadrature is within {100 * abs(qv):.1f} % (vLLM, B = {v['batch']:,.0f}) and {100 * abs(qs):.1f} % "
+            f"(SGLang 0.3, B = {s['batch']:,.0f}); the step at the drain's mean batch (a single point) is "
+            f"{100 * mv:.1f} % and {100 * ms:.1f} % short")
+
+
+def offline_drain_share() -> str:
+    """The drain's share of the 5,000-prompt runs (docs/serving.md "A finite offline run")."""
+    (v, _, _), (s, _, _) = _offline_drains()
+    return (f"the drain is {100 * v['drain_s'] / v['run_s']:.0f} % of vLLM's run ({v['drain_s']:.1f} s of "
+            f"{v['run_s']:.1f} s, B = {v['batch']:,.0f}) and {100 * s['drain_s'] / s['run_s']:.0f} % of SGLang 0.3's "
+            f"({s['drain_s']:.1f} s of {s['run_s']:.1f} s, B = {s['batch']:,.0f}")
+
+
 def serving_reference_summary() -> str:
     """How many points of the serving reference table (tests/reference/serving_validation.py) meet their targets
     (docs/serving.md)."""
@@ -1341,6 +1496,15 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "step-time-means": ("docs/step_time.md", step_time_means),
     "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
     "moe-fused-call": ("docs/serving.md", moe_fused_call),
+    "serving-intro": ("docs/serving.md", serving_intro),
+    "qwen-weights": ("docs/serving.md", qwen_weights),
+    "prefill-call": ("docs/serving.md", prefill_call),
+    "prefill-alltoall": ("docs/serving.md", prefill_alltoall),
+    "moe-layout": ("docs/serving.md", moe_layout),
+    "moe-layout-small-ops": ("docs/serving.md", moe_layout_small_ops),
+    "decode-exchange": ("docs/serving.md", decode_exchange),
+    "offline-quadrature": ("docs/serving.md", offline_quadrature),
+    "offline-drain-share": ("docs/serving.md", offline_drain_share),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "llama3-128k": ("docs/step_time.md", llama3_128k),
     "book-examples": ("docs/engineering.md", book_examples),
