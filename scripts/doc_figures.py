@@ -426,6 +426,29 @@ def offline_drain_share() -> str:
             f"({s['drain_s']:.1f} s of {s['run_s']:.1f} s, B = {s['batch']:,.0f}")
 
 
+def disagg_queue() -> str:
+    """The DeepSeek request's prefill pool: prompts per step, step, busy share, wait, TTFT and instances
+    (docs/serving.md "Disaggregated serving")."""
+    p = _outcome("serve-deepseek-v3-h800.yaml").data["serving"]["recommended"]
+    q = _plan_q("serve-deepseek-v3-h800.yaml", p["scenario"])
+    k, ep, wait = q["srv_dis_pf_queue_prompts"], q["srv_dis_pf_ep"], q["srv_dis_pf_wait_s"]
+    return (f"The DeepSeek request (K = {k / ep:g} x {ep:g} = {k:.0f} prompts per EP{ep:g} step of "
+            f"{q['srv_dis_ttft_ms'] / 1e3 - wait:.2f} s, {100 * q['srv_dis_pf_busy_frac']:.1f} % busy) waits {wait:.2f} s: "
+            f"TTFT {q['srv_dis_ttft_ms']:,.0f} ms, with {q['srv_dis_pf_instances']:.0f} instances")
+
+
+def prefill_call_limit() -> str:
+    """How far the model's TTFT of LambdaLabs' ten prompts falls under the published one (docs/serving.md
+    "Limits")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    ten = pt.prefill_time(sv.LLAMA70, prompt_tokens=sum(sv.LAMBDA10_INPUT) / 10, batch=10, hw=sv.H100,
+                          engine=sv.ENGINES.profile("vllm-0.6.0"), tp=4)
+    err = ten["prefill_s"] / sv.LAMBDA10_TTFT_S - 1
+    return f"LambdaLabs' 10-prompt TTFT, {100 * abs(err):.1f} % {'under' if err < 0 else 'over'} with that"
+
+
 def serving_reference_summary() -> str:
     """How many points of the serving reference table (tests/reference/serving_validation.py) meet their targets
     (docs/serving.md)."""
@@ -1505,6 +1528,8 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "decode-exchange": ("docs/serving.md", decode_exchange),
     "offline-quadrature": ("docs/serving.md", offline_quadrature),
     "offline-drain-share": ("docs/serving.md", offline_drain_share),
+    "disagg-queue": ("docs/serving.md", disagg_queue),
+    "prefill-call-limit": ("docs/serving.md", prefill_call_limit),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "llama3-128k": ("docs/step_time.md", llama3_128k),
     "book-examples": ("docs/engineering.md", book_examples),
