@@ -1,10 +1,11 @@
 """The figures the README and docs quote, computed now (tests/test_docs.py checks the docs still quote them).
 
     PYTHONPATH=. python scripts/doc_figures.py           # prints "key: text" lines; each text appears in its doc
-    PYTHONPATH=. python scripts/doc_figures.py --write   # also rewrites every generated block (BLOCKS)
+    PYTHONPATH=. python scripts/doc_figures.py --write   # also rewrites every generated block and figure
 
-FIGURES: each figure is one short text a doc contains verbatim; when a change moves a number, the test fails
-and names the doc and the new text to paste. BLOCKS: a longer text (a command's output, a table) that a doc
+FIGURES: each figure is one short text a doc contains verbatim, behind ``<!-- figure KEY (scripts/doc_figures.py)
+-->``; when a change moves a number, the test fails and names the doc and the new text, and ``--write`` puts it in
+where only numbers moved (it names the figures whose words changed, to paste by hand). BLOCKS: a longer text (a command's output, a table) that a doc
 holds between ``<!-- block KEY:begin (scripts/doc_figures.py) -->`` and ``<!-- block KEY:end -->``; ``--write``
 replaces it, and the test fails while the doc holds another text.
 """
@@ -1633,12 +1634,57 @@ def write_blocks() -> list[str]:
     return changed
 
 
+#: a number as the figures print it: sign, dollar, digits with thousands commas, decimals, exponent
+_NUMBER = r"[-+−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[+-]?\d+)?"
+
+
+def _figure_pattern(text: str) -> re.Pattern:
+    """A pattern for ``text`` with any numbers in place of its numbers and any white space between its words (a
+    figure the doc holds from before a change, wrapped over lines): one group per run of white space."""
+    words = []
+    for word in text.split():
+        parts = re.split(f"({_NUMBER})", word)
+        words.append("".join(_NUMBER if i % 2 else re.escape(part) for i, part in enumerate(parts)))
+    return re.compile(r"(\s+)".join(words))
+
+
+def write_figures() -> tuple[list[str], list[str]]:
+    """Rewrite every FIGURES text behind its marker where only its numbers moved, keeping the doc's line breaks;
+    (the docs changed, the figures whose words changed too: paste those by hand)."""
+    changed, by_hand = [], []
+    for key, (doc, fn) in FIGURES.items():
+        path, new = ROOT / doc, fn()
+        text = path.read_text(encoding="utf-8")
+        marker = f"<!-- figure {key} (scripts/doc_figures.py) -->"
+        at = text.find(marker)
+        if at < 0:
+            by_hand.append(f"{doc}: no {marker}")
+            continue
+        start = at + len(marker)
+        start += len(re.match(r"\s?(\*\*)?", text[start:]).group(0))
+        m = _figure_pattern(new).match(text, start)
+        if m is None:
+            by_hand.append(f"{doc} ({key}): {new}")
+            continue
+        spaces, words = m.groups(), new.split()
+        held = words[0] + "".join(s + w for s, w in zip(spaces, words[1:]))
+        if held != m.group(0):
+            path.write_text(text[:start] + held + text[m.end():], encoding="utf-8")
+            changed.append(doc)
+    return changed, by_hand
+
+
 def main(argv: list[str] | None = None) -> None:
     for key, (doc, fn) in FIGURES.items():
         print(f"{key} ({doc}): {fn()}")
     if "--write" in (sys.argv[1:] if argv is None else argv):
         for doc in write_blocks():
             print(f"rewrote a block of {doc}")
+        changed, by_hand = write_figures()
+        for doc in changed:
+            print(f"rewrote a figure of {doc}")
+        for line in by_hand:
+            print(f"words changed, paste by hand: {line}")
 
 
 if __name__ == "__main__":

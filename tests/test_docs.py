@@ -54,7 +54,8 @@ def test_every_quoted_figure_is_current() -> None:
         now = _now(key)
         if now not in text:
             stale.append(f"{doc} ({key}): should quote {now!r}")
-    assert not stale, "stale figures (scripts/doc_figures.py):\n" + "\n".join(stale)
+    assert not stale, ("stale figures: PYTHONPATH=. python scripts/doc_figures.py --write (it names those to paste by "
+                       "hand)\n" + "\n".join(stale))
 
 
 def test_every_figure_is_marked_with_its_script() -> None:
