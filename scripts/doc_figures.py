@@ -1,10 +1,11 @@
 """The figures the README and docs quote, computed now (tests/test_docs.py checks the docs still quote them).
 
     PYTHONPATH=. python scripts/doc_figures.py           # prints "key: text" lines; each text appears in its doc
-    PYTHONPATH=. python scripts/doc_figures.py --write   # also rewrites every generated block (BLOCKS)
+    PYTHONPATH=. python scripts/doc_figures.py --write   # also rewrites every generated block and figure
 
-FIGURES: each figure is one short text a doc contains verbatim; when a change moves a number, the test fails
-and names the doc and the new text to paste. BLOCKS: a longer text (a command's output, a table) that a doc
+FIGURES: each figure is one short text a doc contains verbatim, behind ``<!-- figure KEY (scripts/doc_figures.py)
+-->``; when a change moves a number, the test fails and names the doc and the new text, and ``--write`` puts it in
+where only numbers moved (it names the figures whose words changed, to paste by hand). BLOCKS: a longer text (a command's output, a table) that a doc
 holds between ``<!-- block KEY:begin (scripts/doc_figures.py) -->`` and ``<!-- block KEY:end -->``; ``--write``
 replaces it, and the test fails while the doc holds another text.
 """
@@ -155,22 +156,40 @@ def gpus_needed_17_9_4() -> str:
     return f"the MFU given says {v['plan_gpus_needed']:,.0f} GPUs, the step model {v['st_gpus_needed']:,.0f}"
 
 
+@lru_cache(maxsize=None)
+def _deviations() -> dict:
+    """The examples tests' DEVIATIONS (record -> {key: (record value, ours, why)}), in the tests' order."""
+    import contextlib
+    import importlib
+
+    devs: dict = {}
+    for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
+        with contextlib.redirect_stdout(io.StringIO()):  # the modules print their coverage when imported
+            devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+    return devs
+
+
 def book_examples() -> str:
     """How many of the book's worked-example records the examples tests run, and how many deviate
     (docs/engineering.md)."""
-    import importlib
     import json
 
     records = sum(len(json.loads(f.read_text(encoding="utf-8")))
                   for f in sorted((ROOT / "tests" / "data" / "examples").glob("*.json")))
-    import contextlib
-
-    devs = {}
-    for f in sorted((ROOT / "tests" / "examples").glob("test_examples_*.py")):
-        with contextlib.redirect_stdout(io.StringIO()):  # the modules print their coverage when imported
-            devs.update(getattr(importlib.import_module(f"tests.examples.{f.stem}"), "DEVIATIONS", {}))
+    devs = _deviations()
     return (f"all {records} records of `../shared/spec/examples`; deviations: "
             f"{sum(len(v) for v in devs.values())} keys in {len(devs)} records")
+
+
+def deviations_table() -> str:
+    """Every deviation of the examples tests from a spec record, with its derivation (docs/engineering.md)."""
+    def why(text: str) -> str:
+        return text if len(text) <= 150 else text[:150].rstrip() + " ..."
+
+    lines = ["| record | key | record value | ours | why |", "|---|---|---|---|---|"]
+    lines += [f"| {rec} | {key} | {book:g} | {ours:.10g} | {why(text)} |"
+              for rec, keys in _deviations().items() for key, (book, ours, text) in keys.items()]
+    return "\n".join(lines)
 
 
 def step_time_table() -> str:
@@ -217,6 +236,24 @@ def llama3_interleaving() -> str:
     return "; ".join(out)
 
 
+def llama3_128k() -> str:
+    """The Llama 3 128K point (CP 16) under the choices the paper does not state: attention FLOPs counted in full,
+    FlashAttention-2's efficiency, and how much of the CP exchange is exposed (docs/step_time.md)."""
+    from tests.reference import test_step_time as t
+    from workbook.reference import step_time as stm
+
+    name, key, pub, kw = next(p for p in t.llama3_t4() if "CP16" in p[0])
+    r = stm.step_time(**kw)
+    full = stm.step_time(**{**kw, "attention_mask_frac": 1.0})["model_FLOPs_per_step"] / r["model_FLOPs_per_step"]
+    fa2 = stm.step_time(**{**kw, "attention_efficiency": 0.35})[key] / pub - 1
+    return (f"If Meta had counted the full s x s matrix, our TFLOP/s would read {full:.2f}x higher in that "
+            f"convention, {100 * (r[key] * full / pub - 1):+.0f}%, which rules that reading out. The attention "
+            f"efficiency is {kw['attention_efficiency']:.3g} (calibrated; its prior is FlashAttention-3's 0.55). At "
+            f"FlashAttention-2's 0.35 on H100 the point would be {100 * fa2:+.0f}%. Meta's CP is all-gather based, and "
+            f"the model overlaps it with attention (exposed {1e3 * r['cp_exposed_mb_s']:.0f} of "
+            f"{1e3 * r['cp_comm_mb_s']:.0f} ms per micro-batch)")
+
+
 def moe_fused_call() -> str:
     """The fused-MoE terms of the decode step (engines.yaml moe_layer_us, moe_expert_us) on DeepSeek-R1 FP8 at TP 8 on
     an H200 under the sglang-0.4 profile, at one and at 32 requests (docs/serving.md "Decode step")."""
@@ -233,6 +270,184 @@ def moe_fused_call() -> str:
                      f"({on['distinct_experts_per_gpu']:.0f} expert slices per layer; a {1e3 * on['step_s']:.1f} ms step "
                      f"against {1e3 * no['step_s']:.1f} ms without)")
     return "the two terms add " + " and ".join(parts)
+
+
+def serving_intro() -> str:
+    """The book's roofline against measured engines: a 70B decode step and Qwen3-235B's KV tokens (docs/serving.md;
+    the settings of tests/reference/test_decode_time.py and test_engine_memory.py)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+    from workbook.reference import engine_memory as em
+
+    step = dt.book_decode_step_s(sv.LLAMA70, batch=1, context_tokens=0, hw=sv.H100, tp=4, hbm_efficiency=0.8)
+    kv = em.book_kv_tokens(sv.QWEN235, hbm_GB=80, tp=4, weight_precision="fp8", overhead_GB=2, usable_frac=0.9)
+    return (f"the roofline gives {1e3 * step:.1f} ms per token against 17-19 ms measured at batch 1-8, and {kv:,.0f} "
+            "KV tokens for Qwen3-235B-A22B-FP8 against vLLM's 178,880")
+
+
+def qwen_weights() -> str:
+    """Qwen3-235B-A22B-FP8's weights per GPU at TP 4 (docs/serving.md)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import serving_shape as ss
+    from workbook.units import GiB
+
+    w = ss.weights_per_gpu_bytes(sv.QWEN235, weight_precision="fp8", tp=4)
+    return f"Qwen3-235B-A22B-FP8 at TP4 gives {w / GiB:.2f} GiB per GPU"
+
+
+def prefill_call() -> str:
+    """vLLM 0.6's CPU time per separate prefill call on the 70B (4 x H100) and the 8B (A100), and LambdaLabs' ten
+    prompts at once (docs/serving.md "Prefill"; tests/reference/test_cpu_per_seq.py)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    v06 = sv.ENGINES.profile("vllm-0.6.0")
+    c70 = pt.prefill_call_cpu_s(sv.LLAMA70, hw=sv.H100, engine=v06, tp=4)
+    from tests.reference.test_cpu_per_seq import _setups
+
+    shape8, a100, _ = _setups()["8b-a100"]  # the A100 as the workbook takes a GPU without a device record
+    c8 = pt.prefill_call_cpu_s(shape8, hw=a100, engine=v06)
+    ten = pt.prefill_time(sv.LLAMA70, prompt_tokens=sum(sv.LAMBDA10_INPUT) / 10, batch=10, hw=sv.H100, engine=v06, tp=4)
+    gpu = ten["prefill_s"] - ten["call_cpu_s"]
+    return (f"For vLLM 0.6 ({v06.cpu_overhead_frac:g} x {v06.scheduler_steps:g}) that is "
+            f"{v06.cpu_overhead_frac * v06.scheduler_steps:g} such steps: {1e3 * c70:.1f} ms for Llama-3-70B on 4 x H100, "
+            f"{1e3 * c8:.0f} ms for the 8B on an A100. LambdaLabs' 10 prompts at once wait {1e3 * sv.LAMBDA10_TTFT_S:.1f} "
+            f"ms for the first token; the model gives {1e3 * gpu:.1f} + {1e3 * ten['call_cpu_s']:.1f} = "
+            f"{1e3 * ten['prefill_s']:.1f} ms")
+
+
+def _deepseek_prefill(overlap: float) -> dict:
+    """DeepSeek's balanced prefill profile: 4 prompts of 4,096 tokens per GPU at EP32 on 4 H800 nodes."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    return pt.prefill_time(sv.DSV3, prompt_tokens=4096, batch=4, hw=sv.H800, engine=sv.ENGINES.profile("deepseek-v3-infer"),
+                           tp=1, ep=sv.DS_PREFILL_EP, ep_nodes=4, weight_precision="fp8", ep_overlap_frac=overlap,
+                           call_cpu_s=0.0)
+
+
+def prefill_alltoall() -> str:
+    """The EP all-to-all of DeepSeek-V3's prefill at EP32 on 4 nodes (docs/serving.md "Prefill")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    ds = sv.ENGINES.profile("deepseek-v3-infer")
+    a = pt.prefill_alltoall(sv.DSV3, hw=sv.H800, engine=ds, ep=sv.DS_PREFILL_EP, ep_nodes=4)
+    on, off = _deepseek_prefill(1.0), _deepseek_prefill(0.0)
+    ex, gpu, f = on["ep_alltoall_s"], on["full_gpu_s"], a["comm_sm_frac"]
+    hides = "so the overlap hides it" if ex <= gpu else "so the overlap hides part of it"
+    return (f"For DeepSeek-V3 at EP32 on 4 nodes a token reaches {a['remote_nodes']:.1f} remote nodes and "
+            f"{a['other_gpus']:.1f} other GPUs. The {on['tokens']:,.0f} tokens of a full chunk take {ex:.2f} s to "
+            f"exchange, against {gpu:.2f} s of GPU work, {hides}, but the {ds.prefill_comm_sms:g} SMs it holds stretch "
+            f"the step to {on['prefill_s']:.2f} s ({gpu:.2f} + {f:.2f} x {ex:.2f}); without the overlap the step takes "
+            f"{off['prefill_s']:.2f} s")
+
+
+def moe_layout() -> str:
+    """The MoE dispatch layout's bytes and time in DeepSeek-V3's EP32 prefill, and the small ops per layer
+    (docs/serving.md "Prefill")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    b = pt.moe_layout_bytes_per_token(sv.DSV3, ep=sv.DS_PREFILL_EP)
+    bw = sv.H800["hbm_bw_GBps"] * 1e9 * sv.H800["hbm_efficiency"]
+    on = _deepseek_prefill(1.0)
+    return (f"DeepSeek-V3 at EP32: {b / 1e6:.1f} MB per token, {b * on['tokens'] / 1e9:,.0f} GB in a "
+            f"{on['tokens']:,.0f}-token chunk, {b * on['tokens'] / bw:.2f} s at {bw / 1e12:.1f} TB/s")
+
+
+def moe_layout_small_ops() -> str:
+    """DeepSeek-V3's small ops per layer in the EP32 prefill, the dispatch layout included (docs/serving.md)."""
+    from tests.reference import serving_validation as sv
+
+    s = _deepseek_prefill(1.0)["small_kernels_s"]
+    return f"our small ops with the layout are {1e3 * s / sv.DSV3.layers:.1f} ms per layer ({s:.2f} s over {sv.DSV3.layers} layers)"
+
+
+def decode_exchange() -> str:
+    """DeepSeek-V3's decode at EP144 and the published 88 requests per GPU: the exchange, the part on the SMs and
+    the step (docs/serving.md "Decode step")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+
+    d = dt.decode_step(sv.DSV3, batch=sv.DS_NODE_OUT_TOK_PER_S / 8 / sv.DS_USER_TOK_PER_S, context_tokens=sv.DS_KV_LEN,
+                       hw=sv.H800, engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=sv.DS_EP,
+                       redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
+                       ep_nodes=sv.DS_NODES)
+    return (f"the {1e3 * d['ep_alltoall_s']:.1f} ms exchange leaves {1e3 * d['ep_exposed_s']:.1f} ms exposed, a "
+            f"{1e3 * d['step_s']:.1f} ms step ({1e3 * (d['step_s'] - d['ep_exposed_s']):.1f} ms with f_sm = 0)")
+
+
+@lru_cache(maxsize=None)
+def _offline_drains() -> tuple:
+    """The 5,000-prompt offline runs of vLLM 0.6 and SGLang 0.3 (Llama-3-70B, 4 x H100; the reference table's):
+    per engine the run, its quadrature drain against the step summed over 4,000 points, and the step at the
+    drain's mean batch alone (docs/serving.md "A finite offline run")."""
+    import math
+
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+    from workbook.reference import engine_memory as em
+    from workbook.reference import serving_offline_run as so
+    from workbook.reference.serving_load import mean_context_tokens
+
+    out = []
+    for name, frac in (("vllm-0.6.0", None), ("sglang-0.3.0", 0.88)):
+        eng = sv.ENGINES.profile(name)
+        kv = em.kv_capacity(sv.LLAMA70, engine=eng, device_total_GiB=sv.H100["device_total_GiB"], tp=4,
+                            memory_fraction=frac)["kv_tokens"]
+        kw = dict(hw=sv.H100, engine=eng, prompt_tokens=sv.SHAREGPT_PROMPT, output_tokens=sv.SHAREGPT_OUTPUT, tp=4)
+        run = so.offline_run(sv.LLAMA70, requests=sv.OFFLINE_REQUESTS, kv_tokens=kv, **kw)
+        ctx = mean_context_tokens(prompt_tokens=sv.SHAREGPT_PROMPT, output_tokens=sv.SHAREGPT_OUTPUT)
+
+        def step(b: float) -> float:
+            return dt.decode_step(sv.LLAMA70, batch=max(1.0, b), context_tokens=ctx, hw=sv.H100, engine=eng, tp=4)["step_s"]
+
+        n0, h, points = run["drain_requests"], run["drain_harmonic"], 4000
+        exact = sv.SHAREGPT_OUTPUT * h / points * sum(step(n0 * math.exp(-h * (i + 0.5) / points)) for i in range(points))
+        mean = sv.SHAREGPT_OUTPUT * h * step(n0 * (1 - math.exp(-h)) / h)
+        out.append((run, run["drain_s"] / exact - 1, 1 - mean / exact))
+    return tuple(out)
+
+
+def offline_quadrature() -> str:
+    """How close the drain's three-point quadrature and a single mean-batch step come to the step summed over
+    4,000 points (docs/serving.md "A finite offline run")."""
+    (v, qv, mv), (s, qs, ms) = _offline_drains()
+    return (f"the quadrature is within {100 * abs(qv):.1f} % (vLLM, B = {v['batch']:,.0f}) and {100 * abs(qs):.1f} % "
+            f"(SGLang 0.3, B = {s['batch']:,.0f}); the step at the drain's mean batch (a single point) is "
+            f"{100 * mv:.1f} % and {100 * ms:.1f} % short")
+
+
+def offline_drain_share() -> str:
+    """The drain's share of the 5,000-prompt runs (docs/serving.md "A finite offline run")."""
+    (v, _, _), (s, _, _) = _offline_drains()
+    return (f"the drain is {100 * v['drain_s'] / v['run_s']:.0f} % of vLLM's run ({v['drain_s']:.1f} s of "
+            f"{v['run_s']:.1f} s, B = {v['batch']:,.0f}) and {100 * s['drain_s'] / s['run_s']:.0f} % of SGLang 0.3's "
+            f"({s['drain_s']:.1f} s of {s['run_s']:.1f} s, B = {s['batch']:,.0f}")
+
+
+def disagg_queue() -> str:
+    """The DeepSeek request's prefill pool: prompts per step, step, busy share, wait, TTFT and instances
+    (docs/serving.md "Disaggregated serving")."""
+    p = _outcome("serve-deepseek-v3-h800.yaml").data["serving"]["recommended"]
+    q = _plan_q("serve-deepseek-v3-h800.yaml", p["scenario"])
+    k, ep, wait = q["srv_dis_pf_queue_prompts"], q["srv_dis_pf_ep"], q["srv_dis_pf_wait_s"]
+    return (f"The DeepSeek request (K = {k / ep:g} x {ep:g} = {k:.0f} prompts per EP{ep:g} step of "
+            f"{q['srv_dis_ttft_ms'] / 1e3 - wait:.2f} s, {100 * q['srv_dis_pf_busy_frac']:.1f} % busy) waits {wait:.2f} s: "
+            f"TTFT {q['srv_dis_ttft_ms']:,.0f} ms, with {q['srv_dis_pf_instances']:.0f} instances")
+
+
+def prefill_call_limit() -> str:
+    """How far the model's TTFT of LambdaLabs' ten prompts falls under the published one (docs/serving.md
+    "Limits")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import prefill_time as pt
+
+    ten = pt.prefill_time(sv.LLAMA70, prompt_tokens=sum(sv.LAMBDA10_INPUT) / 10, batch=10, hw=sv.H100,
+                          engine=sv.ENGINES.profile("vllm-0.6.0"), tp=4)
+    err = ten["prefill_s"] / sv.LAMBDA10_TTFT_S - 1
+    return f"LambdaLabs' 10-prompt TTFT, {100 * abs(err):.1f} % {'under' if err < 0 else 'over'} with that"
 
 
 def serving_reference_summary() -> str:
@@ -310,6 +525,35 @@ def activations_fig7_table() -> str:
     return "\n".join(lines)
 
 
+def activations_limits(style: str) -> str:
+    """How far the embedding-dropout masks take the full-recompute totals above Figure 7's bars, and how close the
+    layer-only figures stay (``figure7``); how close Figure 1's published values are to Table 2's formulas
+    (``figure1``) (docs/activations.md "Limits"; tests/reference/test_activations.py)."""
+    from tests.reference import test_activations as t
+
+    def pct(name: str, mode: str, part: str) -> float:
+        return t.korthikanti_run(name, mode)[part] / t.korthikanti_run(name, "none")[part] * 100
+
+    fig1 = max(abs(layers / pub - 1) for _, _, pub, layers, _ in t.validation_rows())
+    above = [pct(n, "full", "stored_bytes") / t.FIG7_PCT[n]["full"] - 1 for n in ("530B", "1T")]
+    layers = max(abs(pct(n, m, "layers_bytes") / pub - 1) for n, pubs in t.FIG7_PCT.items() for m, pub in pubs.items())
+    if style == "figure1":
+        return f"agree with Table 2's formulas to within {100 * fig1:.2f}%"
+    return (f"Next to full recompute at PP 35 and PP 64, the masks make our total {100 * above[0]:.0f}% and "
+            f"{100 * above[1]:.0f}% above Figure 7's bars. The layer-only numbers match to within {100 * layers:.1f}%.")
+
+
+def state_embedding_share() -> str:
+    """How much more the most loaded rank (with the embedding) holds than Korthikanti's published state figure
+    (docs/activations.md "Limits")."""
+    from tests.reference import test_sharded_state as t
+    from workbook.reference import sharded_state as ss
+
+    errs = [ss.model_state_per_gpu(m, num_gpus=n, tp=tp, pp=pp, recipe="bf16_fp32_grads")["total_GiB"] / pub - 1
+            for m, n, tp, pp, pub in t.FIG1_STATE.values()]
+    return f"so it is {100 * min(errs):.0f}–{100 * max(errs):.0f}% higher"
+
+
 def activations_state_table() -> str:
     """Korthikanti Figure 1's weights and optimizer state per GPU at 18 B/param: published, the middle stage and
     the embedding stage (docs/activations.md; tests/reference/test_sharded_state.py)."""
@@ -332,7 +576,8 @@ def activations_state_table() -> str:
 _DSV3 = dict(num_gpus=2048, tp=1, pp=16, ep=64, zero_stage=1, recipe="deepseek_v3")  # as test_sharded_state.py
 
 
-def activations_deepseek_table() -> str:
+@lru_cache(maxsize=None)
+def _deepseek_memory():
     """DeepSeek-V3 on 2,048 H800 (PP16 x EP64, ZeRO-1, DualPipe, 1 x 4096 tokens): the worst rank's state,
     activations and total with the runtime overhead, per activation setting (docs/activations.md; the setting of
     tests/reference/test_sharded_state.py::test_deepseek_v3_fits_80GB_h800)."""
@@ -352,15 +597,68 @@ def activations_deepseek_table() -> str:
                  dict(recompute="selective", recompute_modules={"layernorm", "mla_up_proj", "moe_act"},
                       linear_input_bytes=1, expert_act_input_bytes=1)),
                 ("full recompute", dict(recompute="full")))
-    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
-             "|---|---|---|---|---|"]
+    rows = []
     for label, extra in settings:
         per = act.activations_per_gpu(m, **kw, **extra)["per_stage"]
         total, st, peak = max((s["total_bytes"] + a["peak_bytes"] + DEFAULT_OVERHEAD_GB * GB, s["total_bytes"],
                                a["peak_bytes"]) for s, a in zip(state, per))
-        lines.append(f"| {label} | {st / GB:.1f} | {peak / GB:.1f} | {total / GB:.1f} | "
-                     f"{'yes' if total < hbm * GB else 'no'} |")
+        rows.append((label, st / GB, peak / GB, total / GB, total < hbm * GB))
+    return hbm, rows
+
+
+def activations_deepseek_table() -> str:
+    """The DeepSeek-V3 rows of _deepseek_memory as a table (docs/activations.md)."""
+    hbm, rows = _deepseek_memory()
+    lines = [f"| activation setting | state GB | activations GB (peak) | total GB | fits {hbm:g} GB? |",
+             "|---|---|---|---|---|"]
+    lines += [f"| {label} | {st:.1f} | {peak:.1f} | {total:.1f} | {'yes' if fits else 'no'} |"
+              for label, st, peak, total, fits in rows]
     return "\n".join(lines)
+
+
+def memory_models_finance() -> str:
+    """The tensor memory model on Korthikanti's GPT-3 175B (Figure 1, embedding and output included) and on
+    DeepSeek-V3 with full recompute (docs/finance.md)."""
+    from tests.reference import test_activations as t
+
+    by = {(name, mode): (pub, total) for name, mode, pub, _, total in t.validation_rows()}
+    (p0, o0), (p1, o1) = by[("175B", "none")], by[("175B", "seqsel")]
+    hbm, rows = _deepseek_memory()
+    full = next(r for r in rows if r[0] == "full recompute")
+    return (f"({o0:.1f} GiB without recompute, {o1:.1f} GiB selective + SP, against {p0:.1f} and {p1:.1f}) and "
+            f"{'fits' if full[4] else 'does not fit'} DeepSeek-V3 on 2,048 H800 at PP 16 x EP 64, ZeRO-1, full "
+            f"recompute ({full[3]:.1f} GB per GPU)")
+
+
+def _zero3_llama3_70b() -> dict:
+    """Llama-3-70B on 64 GPUs at ZeRO-3: the tensor model's state with its gathered layer, DeepSpeed's estimator, the
+    plain (w + g + o)/N at 18 and 16 B/param, the embedding and a block (tests/reference/test_zero.py)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import sharded_state as ss
+    from workbook.reference import zero as zr
+
+    m = load_catalog().model("llama-3-70b")
+    r = ss.model_state_per_gpu(m, num_gpus=64, zero_stage=3, recipe="bf16_fp32_grads")
+    c = ss.sharding_param_counts(m)
+    emb = m.vocab * m.d_model
+    return dict(r=r, plain16=ss.model_state_per_gpu(m, num_gpus=64, zero_stage=3, recipe="bf16_bf16_grads")["total_GB"],
+                ds=zr.deepspeed_zero3_gpu_bytes(total_params=r["dense_params"], largest_layer_params=emb, total_gpus=64),
+                emb=emb, block=ss.block_params_per_gpu(c, moe_layer=False))
+
+
+def zero3_llama3_70b(style: str) -> str:
+    """The ZeRO-3 working set on Llama-3-70B, 64 GPUs (docs/finance.md: ``finance``; docs/activations.md:
+    ``activations``)."""
+    from workbook.units import GiB
+
+    z = _zero3_llama3_70b()
+    r = z["r"]
+    if style == "finance":
+        return (f"{r['model_states_GB']:.2f} GB of model states per GPU (`state_model_states_per_gpu_GB`), DeepSpeed's "
+                f"{z['ds'] / 1e9:.2f}e9 B; the book formula (w + g + o)/N gives {r['total_GB']:.1f} GB "
+                f"({z['plain16']:.1f} GB at the 16-byte ledger)")
+    return (f"Llama-3-70B: {z['emb'] / 1e9:.2f}B against {z['block'] / 1e9:.2f}B, {r['model_states_GB']:.2f} GB per "
+            f"GPU on 64 GPUs with FP32 gradients, DeepSpeed's {z['ds'] / GiB:.2f} \"GB\" = GiB printout")
 
 
 def deepseek_state_without_ep() -> str:
@@ -499,6 +797,58 @@ def llama3_8b_sentence() -> str:
             f"{pair('step-batch1-8b', 'step-batch6-8b')}; {verdict}")
 
 
+def measured_gpt3_days() -> str:
+    """GPT-3 175B at Narayanan Table 2's 153 TFLOP/s on 384 A100 under the measured time model, against the
+    table's days and the paper's eq. 3 (docs/step_time.md, docs/engineering.md)."""
+    r = _results("megatron-ptdp-gpt3-175b:measured-train-days-384")[0]
+    b, s, l, h, v = 1536, 2048, 96, 12288, 51200  # eq. 3 at Table 2's 175B row (tests/reference/test_measured.py)
+    step_s = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h)) / (384 * 153e12)
+    eq3 = 300e9 / (b * s / step_s) / 86400
+    return (f"{r.ours:.2f} days against Table 2's {r.published:g} ({100 * r.error_frac:+.1f} %; eq. 3 itself gives "
+            f"{eq3:.2f})")
+
+
+def _deepseek_mfu() -> tuple[float, float, float, float]:
+    """DeepSeek-V3's implied MFU (catalog/mfu.yaml, re-derived by tests/validation/test_mfu_table.py) over the H800's
+    BF16 and FP8 dense peaks: (MFU over BF16, BF16 peak, MFU over FP8, FP8 peak)."""
+    from workbook.catalog import load_catalog
+    from workbook.catalog.mfu import load_mfu
+
+    run = next(r for row in load_mfu() for r in row.runs if r.model == "deepseek-v3")
+    gpu = load_catalog().gpu(run.gpu)
+    bf16, fp8 = gpu.bf16_dense_TFLOPS, gpu.fp8_dense_TFLOPS
+    return run.implied_mfu, bf16, run.implied_mfu * bf16 / fp8, fp8
+
+
+def deepseek_mfu(style: str) -> str:
+    """DeepSeek-V3's MFU over the BF16 and over the FP8 peak (docs/engineering.md: ``engineering``,
+    docs/step_time.md: ``step_time``)."""
+    m_bf16, bf16, m_fp8, fp8 = _deepseek_mfu()
+    if style == "engineering":
+        return f"imply MFU {m_bf16:.2f} of the H800's BF16 peak, {m_fp8:.2f} of its FP8 peak"
+    return (f"(DeepSeek-V3's {m_fp8:.2f} of {fp8:g}) is about half the same run's MFU against BF16 ({m_bf16:.2f} of "
+            f"{bf16:g})")
+
+
+def deepseek_fp8() -> str:
+    """DeepSeek-V3's pre-training GPU-hours with the blockwise FP8 recipe (the shipped point) and with every GEMM at
+    the BF16 rate (`precision: bf16`) (docs/frameworks.md)."""
+    from workbook.calc import compute
+    from workbook.catalog import load_catalog
+    from workbook.validation.load import load_validation_file
+
+    cat = load_catalog()
+    case = next(c for c in load_validation_file(ROOT / "catalog" / "validation" / "deepseek-v3-h800.yaml", cat).cases
+                if c.point.point == "pretrain-gpu-hours")
+    r = _results("deepseek-v3-h800:pretrain-gpu-hours")[0]
+    sc = case.scenario.model_copy(update={"training": case.scenario.training.model_copy(
+        update={"precision": "bf16", "fp8_recipe": None})})
+    bf16 = compute(sc, cat)["train_job_gpu_hours"]
+    return (f"{r.ours / 1e6:.3f}M GPU-hours ({100 * r.error_frac:+.1f} %, {'PASS' if r.passed else 'FAIL'}) with the "
+            f"blockwise recipe and the GEMM smooth roofline, {bf16 / 1e6:.3f}M ({100 * (bf16 / r.published - 1):+.1f} %) "
+            "with every GEMM at the BF16 rate")
+
+
 def mfu_table() -> str:
     """catalog/mfu.yaml as a table: each row's setting, GPU range, MFU range and the runs behind it
     (docs/validation.md)."""
@@ -536,13 +886,6 @@ def _short(p: dict) -> str:
 def plan_17_9_4() -> str:
     """The recommended plan of the shipped 17.9.4 request (README tour)."""
     return _short(_plan("17.9.4-70b-h800.yaml")["recommended"])
-
-
-def plan_17_9_4_line() -> str:
-    """The 17.9.4 plan's "Recommended:" line as `workbook plan` prints it (docs/engineering.md)."""
-    from workbook.planner.report import _plan_line
-
-    return "Recommended: " + _plan_line(_plan("17.9.4-70b-h800.yaml")["recommended"])
 
 
 def cover_17_9_4() -> str:
@@ -741,6 +1084,72 @@ def serving_sensitivity_words() -> str:
             f"{g('output', 'd1M', 'high', 3)}, rate {g('load', 'd1M', 'low', 3)} / {g('load', 'd1M', 'high', 3)}")
 
 
+def serving_sensitivity_plan() -> str:
+    """The serve-70b-chat plan whose serving sensitivity docs/planner.md quotes (replicas, GPU, TP, load, step)."""
+    rec = _chat_sensitivity()[0]
+    return (f"{rec['replicas']} x {rec['gpu'].upper()} TP {rec['tp']}, {rec['load_rps']:g} requests/s, step "
+            f"{100 * _step('serve-70b-chat.yaml', rec['scenario']):g} %")
+
+
+def assumption_counts(style: str) -> str:
+    """How many Plan inputs a serving-only and a training-only plan's Assumptions sheet lists
+    (workbook.writer.planbook.applies; docs/planner.md: ``planner``, docs/finance.md: ``finance``)."""
+    from workbook.writer.inputs import input_rows
+    from workbook.writer.planbook import applies
+
+    keys = [r.key for r in input_rows() if r.key != "name"]
+    serving, training = sum(applies(k, False, True) for k in keys), sum(applies(k, True, False) for k in keys)
+    if style == "planner":
+        return f"{serving} inputs of {len(keys)}; a training-only plan leaves out `inference.*` ({training} of {len(keys)})"
+    return f"({serving} of {len(keys)} inputs); a training-only plan no `inference.*` ({training})"
+
+
+def disagg_pools_validation() -> str:
+    """The disaggregated pools' published points per node against the model (docs/planner.md)."""
+    d, p = _results("serving-deepseek-v3-h800-disagg:disagg-decode-node", "serving-deepseek-v3-h800-disagg:disagg-prefill-node")
+    return (f"decode {100 * d.error_frac:+.1f} % ({'PASS' if d.passed else 'FAIL'}), prefill {100 * p.error_frac:+.1f} % "
+            f"({'PASS' if p.passed else 'FAIL'})")
+
+
+@lru_cache(maxsize=None)
+def _chat_auto():
+    """serve-70b-chat planned with `disaggregation: auto`."""
+    from workbook.catalog import load_catalog
+    from workbook.planner.plan import plan_request
+
+    req = _book_request("serve-70b-chat.yaml")
+    req = req.model_copy(update={"serving": req.serving.model_copy(update={"disaggregation": "auto"})})
+    return plan_request(req, load_catalog()).data["serving"]
+
+
+def chat_auto() -> str:
+    """What `disaggregation: auto` does to the 70B chat request (docs/planner.md, docs/engineering.md)."""
+    sv = _chat_auto()
+    rec, other = sv["recommended"], sv.get("other_kind")
+    if rec["kind"] != "co-located":
+        return (f"The 70B chat request changes its answer with `auto`: {rec['num_gpus']:,} GPUs disaggregated, "
+                f"{usd(rec['usd_per_month'])}/month")
+    if other and other["usd_per_month"] == rec["usd_per_month"]:
+        return (f"The 70B chat request keeps its co-located answer with `auto`: the best disaggregated plan ties at "
+                f"{other['num_gpus']:,} GPUs, and a tie goes to the co-located plan")
+    return ("The 70B chat request keeps its co-located answer with `auto`: " +
+            (f"the best disaggregated plan costs {usd(other['usd_per_month'] - rec['usd_per_month'])}/month more"
+             if other else "no disaggregated plan carries the load"))
+
+
+def both_scenarios(style: str) -> str:
+    """The training and serving GPUs of the shipped scenarios of purpose `both` (docs/planner.md: ``planner``,
+    docs/finance.md: ``finance``)."""
+    from workbook.scenario import load_scenarios
+
+    both = [f.stem for f in sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
+            if load_scenarios([f])[0].purpose == "both"]
+    train = sorted(_calc(s)["train_gpus_billed"] for s in both)
+    serve = sorted(_calc(s)["srv_gpus_in_use"] for s in both)
+    sep = "-" if style == "planner" else " to "
+    return (f"train on {train[0]:,.0f}{sep}{train[-1]:,.0f} GPUs and serve on {serve[0]:,.0f}{sep}{serve[-1]:,.0f}")
+
+
 def early_estimate_17_9_4(style: str) -> str:
     """The 17.9.4 request's early estimate (spec 17.9.4 steps 1, 2, 4, 5, 10) in docs/planner.md's words
     (``planner``) or docs/engineering.md's (``engineering``)."""
@@ -754,6 +1163,52 @@ def early_estimate_17_9_4(style: str) -> str:
     return (f"C = {c} FLOPs, {e['N_chosen']:.0f} {g} ({e['nodes']:.0f} nodes) at MFU {e['MFU']:.2f}, "
             f"{e['T_actual_days']:.2f} days, ${e['cost_target_USD'] / 1e6:.2f}M for the {days:g} days at "
             f"${e['gpu_hour_usd']:g}/GPU-h")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def shipped_checks() -> str:
+    """What the hard checks and warnings say of the shipped scenarios (`workbook calc --json
+    catalog/scenarios/*.yaml`; docs/finance.md)."""
+    from workbook.calc.checks import WARNINGS
+    from workbook.catalog import load_catalog
+    from workbook.scenario import load_scenarios
+
+    files = sorted((ROOT / "catalog" / "scenarios").glob("*.yaml"))
+    v = {f.stem: _calc(f.stem) for f in files}
+    sc = {f.stem: load_scenarios([f])[0] for f in files}
+
+    def case(n: str) -> str:
+        return n.split("-")[0]
+
+    def fired(key: str) -> list[str]:
+        return [n for n in v if v[n][key]]
+
+    parts = []
+    if comm := fired("warn_comm_share"):
+        limit = float(load_catalog().defaults.value("comm_max_frac"))
+        shares = [f"{100 * v[n]['comm_share_frac']:.0f} %" for n in comm]
+        parts.append(f"{_and([case(n) for n in comm])} spend {_and(shares)} of a step communicating (17.6.9, no "
+                     f"overlap) against the {100 * limit:.0f} % guideline")
+    if ckpt := fired("warn_ckpt_interval"):
+        every = sorted({f"{v[n]['sto_ckpt_interval_steps']:,.0f}" for n in ckpt})
+        allowed = [f"{v[n]['ckpt_interval_max_steps']:,.0f}" for n in ckpt]
+        parts.append(f"{_and([case(n) for n in ckpt])} checkpoint every {_and(every)} steps where the MTBF rule "
+                     f"allows {_and(allowed)} at their GPU counts (17.7.4)")
+    for n in fired("warn_pipeline_fill"):
+        parts.append(f"{case(n)} runs GA = {sc[n].training.grad_accum} micro-batches on PP = {sc[n].training.pp} "
+                     "stages (under 4 x PP)")
+    for key, label, *_ in WARNINGS:
+        if key not in ("warn_comm_share", "warn_ckpt_interval", "warn_pipeline_fill") and fired(key):
+            parts.append(f"{_and([case(n) for n in fired(key)])}: {label[0].lower() + label[1:]}")
+    hard = sum(v[n]["hard_failures_count"] for n in v)
+    head = "pass every hard check" if hard == 0 else f"fail {hard:.0f} hard checks"
+    warns = sum(v[n]["warnings_count"] for n in v)
+    tail = ("; ".join(parts[:-1]) + "; and " + parts[-1]) if len(parts) > 1 else "".join(parts)
+    return (f"{head} and show {warns:.0f} warnings, which are the book's own plans taken at their word "
+            f"(`workbook calc --json catalog/scenarios/*.yaml`)" + (f": {tail}." if parts else "."))
 
 
 def tco_17_9_3_network() -> str:
@@ -783,64 +1238,52 @@ def _book_layout(ev) -> str:
     return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, mb {s.micro_batch} x GA {lay.grad_accum}"
 
 
-def book_17_9_1(style: str) -> str:
+def book_17_9_1() -> str:
     """What the search answers for 17.9.1: GPUs, days, billed and actual cost, reserved and on-demand, layout and
-    memory (docs/planner.md: ``planner``; docs/engineering.md: ``engineering``)."""
+    memory (docs/planner.md)."""
     res, od = _book_search("17.9.1-llama-7b-h800.yaml"), _book_search("17.9.1-llama-7b-h800.yaml", price_basis="on_demand")
     ev = res.plans[0]
     q, qo, n = ev.q, od.plans[0].q, ev.screened.layout.num_gpus
-    billed, actual = q["train_cost_target_usd"], q["train_cost_usd"]
-    if style == "planner":
-        return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {usd(billed)} billed, "
-                f"{usd(actual)} actual ({usd(qo['train_cost_target_usd'])} / {usd(qo['train_cost_usd'])} "
-                f"on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
-    price = q["gpu_hour_usd"]
-    return (f"{n} H800 ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days; C = "
-            f"{q['train_total_FLOPs']:.4g}; ".replace("e+", "e") +
-            f"{billed / price:,.0f} GPU-h billed, {usd(billed)} / {usd(qo['train_cost_target_usd'])}, actual "
-            f"{actual / price:,.0f} GPU-h = {usd(actual)} / {usd(qo['train_cost_usd'])}; "
-            f"{_book_layout(ev)}; {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
+    return (f"{n} GPUs ({q['plan_nodes']:.0f} nodes), {q['train_days']:.4f} days, {usd(q['train_cost_target_usd'])} "
+            f"billed, {usd(q['train_cost_usd'])} actual ({usd(qo['train_cost_target_usd'])} / "
+            f"{usd(qo['train_cost_usd'])} on-demand), {_book_layout(ev)}, {q['zero_total_per_gpu_GB']:.2f} GB per GPU")
 
 
 @lru_cache(maxsize=None)
 def _book_17_9_2_at(mfu: float, target_days: float):
     """17.9.2 searched at the book's other MFU and a deadline it just meets (tests/planner/test_book_cases.py)."""
     from workbook.catalog import load_catalog
-    from workbook.planner.request import load_request
     from workbook.planner.search import search
 
     catalog = load_catalog()
-    req = load_request(ROOT / "catalog" / "requests" / "17.9.2-moe-h800.yaml", catalog)
+    req = _book_request("17.9.2-moe-h800.yaml")
     book = req.book.model_copy(update={"mfu": mfu})
     return search(req.model_copy(update={"book": book, "target_days": target_days}), catalog)
 
 
-def book_17_9_2(style: str) -> str:
-    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md, docs/engineering.md)."""
+def _shape(ev) -> str:
+    s, lay = ev.screened.layout.shape, ev.screened.layout
+    return f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}"
+
+
+def book_17_9_2() -> str:
+    """What the search answers for 17.9.2, and at the book's 256 GPUs with MFU 0.35 (docs/planner.md)."""
     ev = _book_search("17.9.2-moe-h800.yaml").plans[0]
     q, lay = ev.q, ev.screened.layout
     other = _book_17_9_2_at(0.35, 131.7).plans[0]
-    s = lay.shape
-    head = f"{lay.num_gpus} GPUs" + (f" ({q['plan_nodes']:.0f} nodes)" if style == "engineering" else "")
-    head += (f", {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, {other.q['train_days']:.2f} days "
-             f"at {other.q['train_mfu']:.2f}); ")
-    layout = f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}, " + ("no EP" if s.ep == 1 else f"EP {s.ep}")
-    if style == "planner":
-        return head + layout
-    return (head + f"C = {q['train_total_FLOPs']:.4g}; ".replace("e+", "e") + layout +
-            f", {q['zero_total_per_gpu_GB']:.2f} GB, comm share {q['comm_share_frac']:.3f}")
+    return (f"{lay.num_gpus} GPUs, {q['train_days']:.2f} days ({other.screened.layout.num_gpus} GPUs, "
+            f"{other.q['train_days']:.2f} days at {other.q['train_mfu']:.2f}); {_shape(ev)}, "
+            + ("no EP" if lay.shape.ep == 1 else f"EP {lay.shape.ep}"))
 
 
-def book_17_9_3(style: str) -> str:
-    """What the screen gives every layout of 17.9.3 that fits and meets the deadline, reserved and on-demand."""
+def book_17_9_3() -> str:
+    """What the screen gives every layout of 17.9.3 that fits and meets the deadline, reserved and on-demand
+    (docs/planner.md)."""
     r = _book_search("17.9.3-1.8t-moe.yaml").feasible_screened[0]
     ro = _book_search("17.9.3-1.8t-moe.yaml", price_basis="on_demand").feasible_screened[0]
     gpu_h = r.cost_usd / _calc_gpu_price("h800", "reserved")
-    if style == "planner":
-        return (f"every screened layout: {r.layout.num_gpus:,} GPUs, {r.days:.2f} days, {gpu_h / 1e6:.2f}M GPU-h, "
-                f"${r.cost_usd / 1e6:.1f}M / ${ro.cost_usd / 1e6:.1f}M")
-    return (f"every layout that fits and meets the deadline: {r.layout.num_gpus:,} GPUs, {r.days:.3f} days, "
-            f"{gpu_h / 1e6:.2f}M GPU-h, ${r.cost_usd / 1e6:.2f}M / ${ro.cost_usd / 1e6:.2f}M")
+    return (f"every screened layout: {r.layout.num_gpus:,} GPUs, {r.days:.2f} days, {gpu_h / 1e6:.2f}M GPU-h, "
+            f"${r.cost_usd / 1e6:.1f}M / ${ro.cost_usd / 1e6:.1f}M")
 
 
 def _calc_gpu_price(gpu: str, basis: str) -> float:
@@ -849,14 +1292,125 @@ def _calc_gpu_price(gpu: str, basis: str) -> float:
     return getattr(load_catalog().gpus[gpu], f"price_{basis}_usd_per_gpu_hour")
 
 
+@lru_cache(maxsize=None)
+def _book_request(request: str):
+    from workbook.catalog import load_catalog
+    from workbook.planner.request import load_request
+
+    return load_request(ROOT / "catalog" / "requests" / request, load_catalog())
+
+
+def _book_layout_q(request: str, tp: int, pp: int, ep: int, dp: int, mb: int, ga: int, zero: int) -> dict:
+    """The full calculation of one book-fidelity layout (the book's own, which the search does not pick; as
+    tests/planner/test_book_cases.py builds it)."""
+    from tests.planner.test_book_cases import _layout_q
+
+    req = _book_request(request)
+    return _layout_q(req if req.fidelity == "book" else req.model_copy(update={"fidelity": "book"}),
+                     tp, pp, ep, dp, mb, ga, zero=zero)
+
+
 def book_17_9_4() -> str:
-    """17.9.4 searched with the book's models (`fidelity: book`): days, cost of the target days, layout."""
+    """17.9.4 searched with the book's models (`fidelity: book`): the GPU count and why, days, cost of the target
+    days, layout, and the book's own layout's memory and communication share (docs/planner.md)."""
     ev = _book_search("17.9.4-70b-h800.yaml", fidelity="book").plans[0]
     q, lay = ev.q, ev.screened.layout
-    s = lay.shape
-    return (f"{q['train_days']:.2f} days, {usd(q['train_cost_target_usd'])} for "
-            f"{_outcome('17.9.4-70b-h800.yaml').data['request']['target_days']:g} days; "
-            f"TP{s.tp} PP{s.pp} DP{lay.dp} ZeRO-{s.zero_stage}")
+    book = _book_layout_q("17.9.4-70b-h800.yaml", 8, 2, 1, 40, 1, 16, zero=0)
+    passed = "every hard check passed" if book["hard_failures_count"] == 0 else "a hard check failed"
+    return (f"{lay.num_gpus} GPUs (the smallest whole-node count: N_time {q['plan_gpus_time_raw']:.1f} with the real "
+            f"{q['params_total'] / 1e9:.2f}B), {q['train_days']:.2f} days, {usd(q['train_cost_target_usd'])} for "
+            f"{_book_request('17.9.4-70b-h800.yaml').target_days:g} days; {_shape(ev)}: the book's TP8 x PP2 "
+            f"({book['zero_total_per_gpu_GB']:.2f} GB, {passed}) has a communication share of "
+            f"{book['comm_share_frac']:.3f}")
+
+
+#: the book-fidelity requests of the book's end-to-end cases 17.9.1-17.9.3
+BOOK_CASES = (("17.9.1", "17.9.1-llama-7b-h800.yaml"), ("17.9.2", "17.9.2-moe-h800.yaml"),
+              ("17.9.3", "17.9.3-1.8t-moe.yaml"))
+
+
+def _gpus_of(layout: str) -> int:
+    """The GPUs of a layout as the search names it ("TP8 PP2 DP1023, mb 1 x GA 5, ...": TP x CP x PP x DP)."""
+    n = 1
+    for dim in ("TP", "CP", "PP", "DP"):
+        m = re.search(rf"\b{dim}(\d+)\b", layout)
+        n *= int(m.group(1)) if m else 1
+    return n
+
+
+def book_targets() -> str:
+    """Each book case's target days and the largest GPU count that misses them (docs/planner.md)."""
+    out = []
+    for case, request in BOOK_CASES:
+        miss = min((r for r in _book_search(request).rejections if r.check == "check_meets_target_days"),
+                   key=lambda r: r.value)
+        out.append(f"{case}: {_book_request(request).target_days:g} days, {_gpus_of(miss.layout):,} GPUs take "
+                   f"{miss.value:.2f}")
+    return "; ".join(out)
+
+
+def _book_gpus(request: str) -> int:
+    res = _book_search(request)
+    return (res.plans[0].screened if res.plans else res.feasible_screened[0]).layout.num_gpus
+
+
+def book_real_models() -> str:
+    """The active parameters of the catalogue's real DeepSeek-V2 and gpt4-class-moe, and the days 17.9.2 and 17.9.3
+    would take with them at the book's GPUs and MFU (docs/planner.md)."""
+    from workbook.catalog import load_catalog
+    from workbook.reference import params as pa
+    from workbook.reference import training as tr
+
+    cat = load_catalog()
+    active, days = [], []
+    for model, request in (("deepseek-v2", "17.9.2-moe-h800.yaml"), ("gpt4-class-moe", "17.9.3-1.8t-moe.yaml")):
+        req, p = _book_request(request), pa.model_param_counts(cat.model(model))["params_active"]
+        active.append(f"{p / 1e9:.1f}B")
+        days.append(f"{tr.train_time_days(total_FLOP=6 * p * req.tokens, num_gpus=_book_gpus(request), mfu=req.book.mfu, peak_TFLOPS=cat.gpu('h800').bf16_dense_TFLOPS):.4g}")
+    return (f"the catalogue's real DeepSeek-V2 and its gpt4-class-moe have {' and '.join(active)} active, which "
+            f"would give {' and '.join(days)} days")
+
+
+def book_layouts_fail() -> str:
+    """Where the book's own layouts of 17.9.2 and 17.9.3 fail here, and what the planner does instead
+    (docs/planner.md; the layouts of tests/planner/test_book_cases.py)."""
+    z1 = _book_layout_q("17.9.2-moe-h800.yaml", 1, 1, 8, 1024, 1, 4, zero=1)
+    z3 = _book_layout_q("17.9.2-moe-h800.yaml", 1, 1, 8, 1024, 1, 4, zero=3)
+    rec = _book_search("17.9.2-moe-h800.yaml").plans[0]
+    fits = "it fits" if z3["hard_failures_count"] == 0 else "it still fails a hard check"
+    s = rec.screened.layout.shape
+    ep = "no EP" if s.ep == 1 else f"EP {s.ep}"
+    moe = ("- **17.9.2, EP 8 with ZeRO-1**: "
+           f"{z1['zero_total_per_gpu_GB']:.1f} GB per GPU in this workbook's book memory model, which splits the state "
+           "over TP·PP only and not over EP (the book's own seed-000 ZeRO-1 gives 265.5 GB, erratum 31: it does not "
+           f"fit either). With ZeRO-3 {fits} ({z3['zero_total_per_gpu_GB']:.2f} GB) but the DP traffic of 236B "
+           f"parameters over IB makes the communication share {z3['comm_share_frac']:.2f}. The planner instead takes "
+           f"TP{s.tp} x PP{s.pp} x DP{rec.screened.layout.dp} with ZeRO-{s.zero_stage} and {ep} (share "
+           f"{rec.q['comm_share_frac']:.3f}): EP buys no memory "
+           "in the book model and costs all-to-alls.")
+    res = _book_search("17.9.3-1.8t-moe.yaml")
+    evs = {ev.screened.layout.shape.zero_stage: ev.q for ev in res.evaluated
+           if (ev.screened.layout.shape.tp, ev.screened.layout.shape.pp, ev.screened.layout.dp,
+               ev.screened.layout.shape.ep) == (8, 8, 256, 8)}
+    z1_gb = next(r.value for r in res.rejections if r.check == "check_train_memory_fits"
+                 and r.layout.startswith("TP8 PP8 DP256 EP8,") and "ZeRO-1" in r.layout)
+    q = evs[2]
+    tep = q["comm_tp_time_s"] + q["comm_ep_time_s"] + q["comm_pp_time_s"]
+    closest = min((r for r in res.rejections if r.stage == "calc"), key=lambda r: r.value)
+    passing = [z for z in (2, 3) if evs[z]["hard_failures_count"] == 0]
+    gpt4 = ("- **17.9.3, TP8 x EP8 x PP8 x DP2 with ZeRO-1**: "
+            f"ZeRO-1 is {z1_gb:.1f} GB here (no EP split, the 12P optimizer sharded; the book's 8P convention with EP "
+            f"gives 53.7-57.7 GB). ZeRO-2 ({evs[2]['zero_total_per_gpu_GB']:.1f} GB) and ZeRO-3 "
+            f"({evs[3]['zero_total_per_gpu_GB']:.1f} GB) "
+            + ("pass every hard check" if passing == [2, 3] else "do not both pass the hard checks") +
+            f", but the communication share is {q['comm_share_frac']:.2f} (DP {q['comm_dp_time_s']:.2g} s, "
+            f"TP {q['comm_tp_time_s']:.2g} s, EP {q['comm_ep_time_s']:.2g} s, PP {q['comm_pp_time_s']:.2g} s against "
+            f"{q['comm_compute_step_s']:.3g} s of compute per step); TP + EP + PP alone are "
+            f"{100 * tep / (tep + q['comm_compute_step_s']):.0f} % at any batch, and no layout of the request comes "
+            f"under 20 % (closest {closest.value:.3f}: {closest.layout.split(',')[0]}, no EP). The case cannot be "
+            "reproduced as a passing plan: the book does not check its communication share, and this workbook's "
+            "rule (no overlap) rejects it.")
+    return moe + "\n" + gpt4
 
 
 def compare_1796_table() -> str:
@@ -936,7 +1490,6 @@ def serving_residuals_table() -> str:
 #: key -> (the doc that quotes it, the function that computes it)
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
-    "plan-17.9.4-line": ("docs/engineering.md", plan_17_9_4_line),
     "compare-17.9.4": ("docs/engineering.md", compare_17_9_4),
     "cover-17.9.4": ("docs/planner.md", cover_17_9_4),
     "compare-losers-17.9.4": ("docs/engineering.md", compare_losers_17_9_4),
@@ -967,25 +1520,55 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "step-time-means": ("docs/step_time.md", step_time_means),
     "serving-reference-summary": ("docs/serving.md", serving_reference_summary),
     "moe-fused-call": ("docs/serving.md", moe_fused_call),
+    "serving-intro": ("docs/serving.md", serving_intro),
+    "qwen-weights": ("docs/serving.md", qwen_weights),
+    "prefill-call": ("docs/serving.md", prefill_call),
+    "prefill-alltoall": ("docs/serving.md", prefill_alltoall),
+    "moe-layout": ("docs/serving.md", moe_layout),
+    "moe-layout-small-ops": ("docs/serving.md", moe_layout_small_ops),
+    "decode-exchange": ("docs/serving.md", decode_exchange),
+    "offline-quadrature": ("docs/serving.md", offline_quadrature),
+    "offline-drain-share": ("docs/serving.md", offline_drain_share),
+    "disagg-queue": ("docs/serving.md", disagg_queue),
+    "prefill-call-limit": ("docs/serving.md", prefill_call_limit),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
+    "llama3-128k": ("docs/step_time.md", llama3_128k),
     "book-examples": ("docs/engineering.md", book_examples),
     "op-sac-llama3-8b": ("docs/activations.md", op_sac_llama3_8b),
     "tco-default-17.9.6": ("docs/finance.md", tco_default_1796),
     "serving-storage": ("docs/finance.md", serving_storage),
     "serving-storage-planner": ("docs/planner.md", serving_storage_planner),
     "serving-sensitivity-words": ("docs/planner.md", serving_sensitivity_words),
+    "serving-sensitivity-plan": ("docs/planner.md", serving_sensitivity_plan),
+    "assumption-counts": ("docs/planner.md", lambda: assumption_counts("planner")),
+    "assumption-counts-finance": ("docs/finance.md", lambda: assumption_counts("finance")),
+    "disagg-pools-validation": ("docs/planner.md", disagg_pools_validation),
+    "chat-auto": ("docs/planner.md", chat_auto),
+    "chat-auto-engineering": ("docs/engineering.md", chat_auto),
+    "both-scenarios": ("docs/planner.md", lambda: both_scenarios("planner")),
+    "both-scenarios-finance": ("docs/finance.md", lambda: both_scenarios("finance")),
     "early-estimate-17.9.4": ("docs/planner.md", lambda: early_estimate_17_9_4("planner")),
     "early-estimate-17.9.4-engineering": ("docs/engineering.md", lambda: early_estimate_17_9_4("engineering")),
     "tco-17.9.3-network": ("docs/finance.md", tco_17_9_3_network),
-    "book-17.9.1": ("docs/planner.md", lambda: book_17_9_1("planner")),
-    "book-17.9.1-engineering": ("docs/engineering.md", lambda: book_17_9_1("engineering")),
+    "book-17.9.1": ("docs/planner.md", book_17_9_1),
     "deepseek-state-without-ep": ("docs/activations.md", deepseek_state_without_ep),
-    "book-17.9.2": ("docs/planner.md", lambda: book_17_9_2("planner")),
-    "book-17.9.2-engineering": ("docs/engineering.md", lambda: book_17_9_2("engineering")),
-    "book-17.9.3": ("docs/planner.md", lambda: book_17_9_3("planner")),
-    "book-17.9.3-engineering": ("docs/engineering.md", lambda: book_17_9_3("engineering")),
+    "zero3-llama3-70b": ("docs/activations.md", lambda: zero3_llama3_70b("activations")),
+    "activations-limits": ("docs/activations.md", lambda: activations_limits("figure7")),
+    "activations-figure1": ("docs/activations.md", lambda: activations_limits("figure1")),
+    "state-embedding-share": ("docs/activations.md", state_embedding_share),
+    "zero3-llama3-70b-finance": ("docs/finance.md", lambda: zero3_llama3_70b("finance")),
+    "memory-models-finance": ("docs/finance.md", memory_models_finance),
+    "shipped-checks": ("docs/finance.md", shipped_checks),
+    "deepseek-fp8": ("docs/frameworks.md", deepseek_fp8),
+    "deepseek-mfu-engineering": ("docs/engineering.md", lambda: deepseek_mfu("engineering")),
+    "deepseek-mfu": ("docs/step_time.md", lambda: deepseek_mfu("step_time")),
+    "book-17.9.2": ("docs/planner.md", book_17_9_2),
+    "book-17.9.3": ("docs/planner.md", book_17_9_3),
     "book-17.9.4": ("docs/planner.md", book_17_9_4),
-    "book-17.9.4-engineering": ("docs/engineering.md", book_17_9_4),
+    "book-targets": ("docs/planner.md", book_targets),
+    "measured-gpt3-days": ("docs/step_time.md", measured_gpt3_days),
+    "measured-gpt3-days-engineering": ("docs/engineering.md", measured_gpt3_days),
+    "book-real-models": ("docs/planner.md", book_real_models),
 }
 
 #: key -> (the doc holding the block, the function that writes its text)
@@ -1009,6 +1592,8 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "table-tco-serve-deepseek": ("docs/finance.md", lambda: tco_table("serve-deepseek-v3-h800.yaml")),
     "table-serving-sensitivity": ("docs/finance.md", serving_sensitivity_table),
     "table-compare-17.9.6": ("docs/serving-overview.md", compare_1796_table),
+    "book-layouts-fail": ("docs/planner.md", book_layouts_fail),
+    "table-deviations": ("docs/engineering.md", deviations_table),
 }
 
 
@@ -1028,7 +1613,7 @@ def block_in(text: str, key: str) -> str | None:
 def render_block(key: str) -> str:
     """Block ``key``'s text as the doc should hold it (fenced: a command's output is shown as text)."""
     body = BLOCKS[key][1]().rstrip("\n")
-    return body + "\n" if body.startswith(("|", "**")) else f"```text\n{body}\n```\n"
+    return body + "\n" if body.startswith(("|", "**", "- ")) else f"```text\n{body}\n```\n"
 
 
 def write_blocks() -> list[str]:
@@ -1049,12 +1634,57 @@ def write_blocks() -> list[str]:
     return changed
 
 
+#: a number as the figures print it: sign, dollar, digits with thousands commas, decimals, exponent
+_NUMBER = r"[-+−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[+-]?\d+)?"
+
+
+def _figure_pattern(text: str) -> re.Pattern:
+    """A pattern for ``text`` with any numbers in place of its numbers and any white space between its words (a
+    figure the doc holds from before a change, wrapped over lines): one group per run of white space."""
+    words = []
+    for word in text.split():
+        parts = re.split(f"({_NUMBER})", word)
+        words.append("".join(_NUMBER if i % 2 else re.escape(part) for i, part in enumerate(parts)))
+    return re.compile(r"(\s+)".join(words))
+
+
+def write_figures() -> tuple[list[str], list[str]]:
+    """Rewrite every FIGURES text behind its marker where only its numbers moved, keeping the doc's line breaks;
+    (the docs changed, the figures whose words changed too: paste those by hand)."""
+    changed, by_hand = [], []
+    for key, (doc, fn) in FIGURES.items():
+        path, new = ROOT / doc, fn()
+        text = path.read_text(encoding="utf-8")
+        marker = f"<!-- figure {key} (scripts/doc_figures.py) -->"
+        at = text.find(marker)
+        if at < 0:
+            by_hand.append(f"{doc}: no {marker}")
+            continue
+        start = at + len(marker)
+        start += len(re.match(r"\s?(\*\*)?", text[start:]).group(0))
+        m = _figure_pattern(new).match(text, start)
+        if m is None:
+            by_hand.append(f"{doc} ({key}): {new}")
+            continue
+        spaces, words = m.groups(), new.split()
+        held = words[0] + "".join(s + w for s, w in zip(spaces, words[1:]))
+        if held != m.group(0):
+            path.write_text(text[:start] + held + text[m.end():], encoding="utf-8")
+            changed.append(doc)
+    return changed, by_hand
+
+
 def main(argv: list[str] | None = None) -> None:
     for key, (doc, fn) in FIGURES.items():
         print(f"{key} ({doc}): {fn()}")
     if "--write" in (sys.argv[1:] if argv is None else argv):
         for doc in write_blocks():
             print(f"rewrote a block of {doc}")
+        changed, by_hand = write_figures()
+        for doc in changed:
+            print(f"rewrote a figure of {doc}")
+        for line in by_hand:
+            print(f"words changed, paste by hand: {line}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Regenerate every derived file after the models move (in this order: the shipped calibration, the verdicts that
 # open the validation notes, the evidence and accuracy tables, the quantity reference), then print the figures
-# the README and docs quote (tests/test_docs.py names any doc whose text is stale).
+# the README and docs quote and rewrite the generated blocks and figures (tests/test_docs.py names any doc whose text
+# is stale; a figure whose words changed, not only its numbers, is pasted by hand).
 #   sh scripts/refresh_derived.sh
 set -eu
 cd "$(dirname "$0")/.."

@@ -22,6 +22,17 @@ def _figures_module():
     return mod
 
 
+@functools.lru_cache(maxsize=None)
+def _now(key: str) -> str:
+    """FIGURES[key]'s text as the code computes it now (computed once per session)."""
+    return _figures_module().FIGURES[key][1]()
+
+
+def _figures_of(doc: str) -> list[str]:
+    """The texts of the FIGURES that ``doc`` ("README.md", "docs/x.md") quotes."""
+    return [_now(key) for key, (where, _) in _figures_module().FIGURES.items() if where == doc]
+
+
 def test_readme_is_under_250_lines() -> None:
     assert len(README.read_text(encoding="utf-8").splitlines()) < 250
 
@@ -40,18 +51,31 @@ def test_every_quoted_figure_is_current() -> None:
     stale = []
     for key, (doc, fn) in mod.FIGURES.items():
         text = " ".join((ROOT / doc).read_text(encoding="utf-8").split())
-        now = fn()
+        now = _now(key)
         if now not in text:
             stale.append(f"{doc} ({key}): should quote {now!r}")
-    assert not stale, "stale figures (scripts/doc_figures.py):\n" + "\n".join(stale)
+    assert not stale, ("stale figures: PYTHONPATH=. python scripts/doc_figures.py --write (it names those to paste by "
+                       "hand)\n" + "\n".join(stale))
 
 
-def test_readme_figures_are_marked_with_their_script() -> None:
-    text = README.read_text(encoding="utf-8")
-    mod = _figures_module()
-    for key, (doc, _) in mod.FIGURES.items():
-        if doc == "README.md":
-            assert f"figure {key} (scripts/doc_figures.py)" in text, key
+def test_every_figure_is_marked_with_its_script() -> None:
+    """Each FIGURES text stands behind its ``<!-- figure KEY (scripts/doc_figures.py) -->`` marker, so a reader (and
+    test_no_result_figure_is_typed_by_hand) can tell a generated figure from a typed one."""
+    unmarked = []
+    for key, (doc, _) in _figures_module().FIGURES.items():
+        text = " ".join((ROOT / doc).read_text(encoding="utf-8").split())
+        marker = re.escape(f"<!-- figure {key} (scripts/doc_figures.py) -->")
+        if not re.search(marker + r"\s?(\*\*)?" + re.escape(_now(key)), text):  # the text may open a bold span
+            unmarked.append(f"{doc}: {key}")
+    assert not unmarked, "figures without their marker right before them: " + ", ".join(unmarked)
+
+
+@pytest.mark.parametrize("doc", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name)
+def test_code_fences_close(doc: Path) -> None:
+    """A fence left open turns the rest of the page into code (docs/serving.md's "Largest load" hid eleven sections
+    that way) and hides its figures from the tests below."""
+    fences = [line for line in doc.read_text(encoding="utf-8").splitlines() if line.lstrip().startswith("```")]
+    assert len(fences) % 2 == 0, f"{doc.name}: a code fence is not closed"
 
 
 def test_quantity_reference_is_generated_from_the_registry() -> None:
@@ -102,9 +126,8 @@ README_CONSTANTS = (
 
 def _strip_computed(text: str, mod) -> str:
     """The README without its FIGURES texts, blocks, links, file names, code spans and listed constants."""
-    for key, (doc, fn) in mod.FIGURES.items():
-        if doc == "README.md":
-            text = text.replace(fn(), " ")
+    for figure in _figures_of("README.md"):
+        text = text.replace(figure, " ")
     for key, (doc, _) in mod.BLOCKS.items():
         if doc == "README.md":
             text = text.replace(mod.render_block(key), " ")
@@ -143,9 +166,6 @@ COUNTS_BY_HAND: dict[str, dict[str, str]] = {
     "safety.md": {"1,000,000 cells": "a limit of workbook/safe_xlsx.py",
                   "20,000,000 cells": "a limit of workbook/safe_xlsx.py"},
     "serving.md": {"4,000 points": "the quadrature's check grid (a definition)"},
-    "serving-overview.md": {"16 points": "history: the reference table when the prefill call was added",
-                            "77 points": "history: `workbook validate` when the three steps were added"},
-    "validation.md": {"158 points": "history, dated: the joint fit `--cv` ran until 2026-12-04"},
     "step_time.md": {"5 layouts": "the five Korthikanti layouts (a fact of the paper)",
                      "5 factors": "the factors per GPU of the step model (a definition)"},
 }
@@ -153,9 +173,8 @@ COUNTS_BY_HAND: dict[str, dict[str, str]] = {
 
 def _without_generated(text: str, doc: str, mod) -> str:
     """``text`` without the FIGURES texts of ``doc``, its generated blocks and the scripts' own blocks."""
-    for key, (where, fn) in mod.FIGURES.items():
-        if where == doc:
-            text = text.replace(fn(), " ")
+    for figure in _figures_of(doc):
+        text = text.replace(figure, " ")
     text = re.sub(r"<!-- block (\S+):begin.*?<!-- block \1:end -->", " ", text, flags=re.S)
     text = re.sub(r"<!-- (accuracy|evidence)-table:begin.*?<!-- \1-table:end -->", " ", text, flags=re.S)
     return text
@@ -212,6 +231,8 @@ QUOTED_INPUTS = (
     ("finance.md", "$184.06/kW-month, CBRE", "defaults.yaml:space_usd_per_kW_month", 184.06),
     ("finance.md", "$180K = BLS May 2023", "defaults.yaml:staff_usd_per_fte_year", 180_000),
     ("finance.md", "the reserved $2.00", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
+    ("finance.md", "h100.price_reserved_usd_per_gpu_hour: 2 -> 1.95", "gpus.yaml:h100.price_reserved_usd_per_gpu_hour",
+     2.0),
     ("planner.md", "H800 at reserved $2.00/GPU-h", "gpus.yaml:h800.price_reserved_usd_per_gpu_hour", 2.0),
     ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h800.price_on_demand_usd_per_gpu_hour", 4.0),
     ("planner.md", "($4.00 H800 / $1.00 H20)", "gpus.yaml:h20.price_on_demand_usd_per_gpu_hour", 1.0),
@@ -239,10 +260,6 @@ DOLLARS_BY_HAND: dict[str, dict[str, str]] = {
         "$122,880 / $245,760 (exact $119.5K / $238.9K)": "the book's 17.9.1 figures (spec §6)",
         "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
         "75 GB per GPU, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
-    "engineering.md": {  # the "book (corrected)" column, as in planner.md
-        "$122,880 reserved / $245,760 on-demand, exact $119.5K / $238.9K": "the book's 17.9.1 figures (spec §6)",
-        "17.37M GPU-h, $34.7M / $69.5M; TP8 x EP8": "the book's 17.9.3 figures (spec §6)",
-        "no ZeRO, 57.57 days, $1,843,200 for 60 days": "the book's 17.9.4 figures (spec §6)"},
 }
 
 
@@ -295,3 +312,134 @@ def test_no_dollar_amount_is_typed_by_hand(doc: Path) -> None:
         f"{doc.name}: dollar amounts no test recomputes: {found}; quote them through scripts/doc_figures.py (FIGURES "
         f"or BLOCKS), or list a catalogue input in QUOTED_INPUTS, or another text in DOLLARS_BY_HAND with why"
         + (f"; listed in DOLLARS_BY_HAND but not in the doc: {missing}" if missing else ""))
+
+
+#: a result the model computes, typed as a figure: a signed percentage (an error against a published value, a swing)
+#: or a number of days, GPU-hours, tokens/s, GB, GiB, TB or milliseconds
+RESULT = re.compile(r"(?<![\w.,])(?:[-+−]\d[\d,]*(?:\.\d+)?\s?%|[-+−]?\d[\d,]*(?:\.\d+)?[kKM]?\s(?:days?|GPU-h|GPU-hours|"
+                    r"(?:output |input )?(?:tokens|tok)/s|GB|GiB|TB|ms)\b)")
+
+PUBLISHED = "a published figure, its source beside it"
+INPUT = "an input of a shipped request or scenario, or of a test"
+CATALOGUE = "a catalogue value (catalog/*.yaml)"
+RULE = "a rule, default or limit of the code, or a bound a test asserts"
+BOOK = "the book's own figure (spec §6, corrected), beside the search's generated answer"
+DERIVED = "arithmetic on published or catalogue figures, shown with its terms"
+
+#: doc -> sections (their heading line) whose figures are not generated yet, with why; a section runs to the next
+#: heading of its level or above
+SECTIONS_BY_HAND: dict[str, dict[str, str]] = {
+    "serving.md": dict.fromkeys((
+        "## Small prompts, three load models, queueing and tails (issue 22)", "## Factors", "## Validation"),
+        "the serving model's factor derivations, validation notes and diagnosis, reworked with the model (issue 22): "
+        "published points beside this model's results, to move to scripts/doc_figures.py when that work lands"),
+    "validation.md": {"### Serving residuals by publication": "the GPUStack diagnosis, reworked with the serving model "
+                      "(issue 22); its table is generated"},
+}
+
+#: doc -> texts with a figure of RESULT's form that is not a result of the code, each with why (PUBLISHED, INPUT, ...)
+RESULTS_BY_HAND: dict[str, dict[str, str]] = {
+    "activations.md": {
+        "recovers 9.2 GB of reserved memory on average over eight LLM trainings": PUBLISHED,
+        "81,559 MiB = 85.5 GB on an \"80 GB\" H100": CATALOGUE,
+        "recovers 9.2 GB of the PyTorch caching allocator's fragmentation": PUBLISHED,
+        "DeepSeek-V3 on 2,048 H800 (80 GB)": CATALOGUE,
+        "with 2 GB of overhead added": RULE},
+    "engineering.md": {
+        "Korthikanti's 175B weights + optimizer per GPU (45.6 GiB)": PUBLISHED,
+        "2T tokens in 14 days": INPUT,
+        "TTFT <= 2 s, TPOT <= 50 ms": INPUT,
+        "the H800's 400 GB/s NVLink": CATALOGUE,
+        "DeepSeek-V3's 2,664K GPU-hours": PUBLISHED,
+        "target 60 days": INPUT,
+        "(79.22 GiB on the H100, about 0.4 GiB below nvidia-smi's 79.65 GiB)": CATALOGUE},
+    "evidence.md": {"**Llama 2 GPU-hours**": "a model's name"},
+    "finance.md": {
+        "81,559 MiB = 85.5 GB on an \"80 GB\" H100": CATALOGUE,
+        "(\"80 GB\")": CATALOGUE},
+    "planner.md": {
+        "256 H800 at MFU 0.38, 9.72 days, 61,440 GPU-h billed (10 days)": BOOK,
+        "1024 GPUs at 0.32 -> 36.0 days (256 at 0.35 -> 131.6 days)": BOOK,
+        "16,384 GPUs at 0.32 -> 44.17 days, 17.37M GPU-h": BOOK,
+        "no ZeRO, 75 GB per GPU, 57.57 days, $1,843,200 for 60 days": BOOK,
+        "bills 10 days for 17.9.1": BOOK,
+        "TTFT 2 s, TPOT 50 ms": INPUT,
+        "DeepSeek publishes about 14.8k output tokens/s per decode node": PUBLISHED,
+        "TTFT 500 ms": INPUT,
+        "so -/+0.5 % around it passes": RULE,
+        "-20 % / +20 %": RULE},
+    "serving-overview.md": {"a 1 ms TTFT gives 0": INPUT},
+    "serving.md": {
+        "(+0.024%)": DERIVED,
+        "(79.22 GiB on an \"80 GB\" H100)": CATALOGUE,
+        "that is 5.6 GiB": DERIVED,
+        "(0.060 ms: \"unit tests with DeepEP reveal a potential of 0.06ms occupying SMs\") and combine (0.077 ms": PUBLISHED,
+        "measured a 33 ms step at one request": PUBLISHED,
+        "at about 5.1 ms per layer (read from the chart)": PUBLISHED,
+        "about 1 GB per re-run": DERIVED,
+        "with a 50 ms TPOT target": INPUT,
+        "(targets 20-100 ms, caps 40-256) and Llama-3-70B TP4 (18-30 ms)": INPUT,
+        "(about 7 ms for a 4K": DERIVED,
+        "would favour a fixed 43.9 ms": DERIVED,
+        "a 60 ms TPOT target admits more load than 30 ms": INPUT,
+        "a 1 ms TTFT gives 0": INPUT},
+    "step_time.md": {
+        "about 230-240 of 300 GB/s (A100) and 360 of 450 GB/s (H100": PUBLISHED,
+        "Table 2's \"84 days\"": PUBLISHED,
+        "84.7 days. Eq. 4's shortcut 8TP/(nX) gives 82.5 days.": DERIVED,
+        "at 140 TFLOP/s: 34 days, and the 1T model on 3072 A100 at 163: 84 days; the 84 days": PUBLISHED},
+    "validation.md": {
+        "the 65B's 380 tokens/s/GPU": PUBLISHED,
+        "the Llama 3.1 card's 30.84M GPU-hours": PUBLISHED,
+        "the published 135,168 GPU-hours": PUBLISHED},
+}
+
+
+def _without_sections(text: str, headings) -> str:
+    """``text`` without the sections whose heading line is in ``headings`` (up to the next heading of their level or
+    above; a ``#`` line inside a code fence is not a heading)."""
+    out, skip, fenced = [], None, False
+    for line in text.splitlines(keepends=True):
+        fenced ^= line.lstrip().startswith("```")
+        level = len(line) - len(line.lstrip("#")) if line.startswith("#") and not fenced else 0
+        if level and line[level:level + 1] == " " and (skip is None or level <= skip):
+            skip = level if line.strip() in headings else None
+        if skip is None:
+            out.append(line)
+    return "".join(out)
+
+
+def _prose(text: str, doc: str) -> str:
+    """``doc``'s text as prose: no generated blocks, code fences, FIGURES texts, code spans or comments; white space
+    folded (the figures and RESULTS_BY_HAND texts are matched across line breaks)."""
+    text = re.sub(r"<!-- block (\S+):begin.*?<!-- block \1:end -->", " ", text, flags=re.S)
+    text = re.sub(r"<!-- (accuracy|evidence)-table:begin.*?<!-- \1-table:end -->", " ", text, flags=re.S)
+    text = " ".join(re.sub(r"^[ \t]*```.*?^[ \t]*```[^\n]*$", " ", text, flags=re.S | re.M).split())
+    for figure in _figures_of(doc):
+        text = text.replace(figure, " ")
+    return re.sub(r"<!--.*?-->", " ", re.sub(r"`[^`]*`", " ", text))
+
+
+@pytest.mark.parametrize("doc", [README, *sorted((ROOT / "docs").glob("*.md"))], ids=lambda p: p.name)
+def test_no_result_figure_is_typed_by_hand(doc: Path) -> None:
+    """Issue 25: every figure in the README and docs is produced by a command a test runs. A result of the model
+    (days, GPU-hours, tokens/s, GB, ms, an error in %) is a FIGURES text or in a generated block
+    (scripts/doc_figures.py, checked by test_every_quoted_figure_is_current and test_generated_blocks_are_current);
+    any other is a published figure, an input, a rule or the book's own figure, listed in RESULTS_BY_HAND with why,
+    or sits in a section of SECTIONS_BY_HAND. Dated history is not documentation: git log keeps it."""
+    text = doc.read_text(encoding="utf-8")
+    if BENCH_PAGE in text or doc.name == "quantities.md":  # benchmarks; the generated quantity reference
+        return
+    name = "README.md" if doc == README else f"docs/{doc.name}"
+    sections = SECTIONS_BY_HAND.get(doc.name, {})
+    missing = [h for h in sections if h not in text.splitlines()]
+    rest = _prose(_without_sections(text, sections), name)
+    allowed = [*RESULTS_BY_HAND.get(doc.name, {}), *(t for d, t, *_ in QUOTED_INPUTS if d == doc.name)]
+    missing += [t for t in RESULTS_BY_HAND.get(doc.name, {}) if t not in rest]
+    for t in allowed:
+        rest = rest.replace(t, " ")
+    found = [m.group(0) for m in RESULT.finditer(rest)]
+    assert not found and not missing, (
+        f"{doc.name}: result figures typed by hand: {found}; generate them with scripts/doc_figures.py (FIGURES or "
+        "BLOCKS), delete them if they are history, or list a sourced quote, input or rule in RESULTS_BY_HAND with why"
+        + (f"; listed but no longer in the doc: {missing}" if missing else ""))
