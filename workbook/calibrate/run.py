@@ -39,6 +39,11 @@ class Calibration:
     cv_grouping: str = ""
     seconds: float = 0.0
     stages: list = field(default_factory=list)  # the fits (Stage), one unless by domain
+    shown: list[int] | None = None  # the points a report shows (None: all); the others were only fitted
+
+    def shown_idx(self) -> list[int]:
+        """Indices of the points a report shows."""
+        return list(range(len(self.ev.points))) if self.shown is None else list(self.shown)
 
 
 def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[Factor]:
