@@ -55,10 +55,9 @@ def test_json_and_markdown_carry_the_tco_of_the_recommended_plan(planned):
     assert out.scenarios[0].name == tco["scenario"]
     assert {k: tco[k] for k in KEYS} == {k: q[k] for k in KEYS}
     assert all(v == q[k] for row in tco["by_year"] for k, v in row.items() if k != "year")
-    # 74 nodes x 8 NICs on 64-port switches: above one leaf, a non-blocking two-tier tree (issue 23): 592 ports on
-    # leaves of 32 down = 19 leaves, their 19 x 32 uplinks on 64-port spines = 10
-    assert (tco["tco_nodes"], tco["tco_nic_ports"], tco["tco_switches"]) == (74, 592, 19 + 10)  # leaves + spines
-    assert tco["tco_network_capex_usd"] == 29 * 50_000 + 2 * 592 * 2_500  # switches + optics per link
+    # 66 nodes x 8 NICs on 64-port switches: above one leaf, a non-blocking two-tier tree (issue 23)
+    assert (tco["tco_nodes"], tco["tco_nic_ports"], tco["tco_switches"]) == (66, 528, 17 + 9)  # leaves + spines
+    assert tco["tco_network_capex_usd"] == 26 * 50_000 + 2 * 528 * 2_500  # switches + optics per link
     ws = openpyxl.load_workbook(xlsx, data_only=True)["Recommendation"]
     shown = {c.value: ws[f"B{c.row}"].value for (c,) in ws.iter_rows(min_col=1, max_col=1)}
     linked = [(label, name) for _, rows in _REC for label, name, _ in rows if name in KEYS]
