@@ -54,8 +54,11 @@ def exact_check() -> str:
 
     from workbook.calibrate.run import cross_validate_stages
 
+    from workbook.calibrate.shipped import load_spec
+    from workbook.validation.cv import derived_overrides
+
     cal = cross_validation(default_files(), load_catalog())
-    exact = cross_validate_stages(cal.ev, cal.stages, "publication", exact=True)
+    exact = cross_validate_stages(cal.ev, cal.stages, "publication", exact=True, overrides=derived_overrides(load_spec()))
     pub = cal.ev.published
     d = 100 * np.abs(exact / pub - cal.ours_cv / pub)
     return (f"one-step vs exact fold refits: largest difference {d.max():.2f} percentage points, mean {d.mean():.3f}; "

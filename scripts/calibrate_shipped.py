@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from workbook.calibrate.factors import holders
 from workbook.calibrate.shipped import AGREEMENT_RTOL, factor_of, rewrite_efficiency, run_shipped
 from workbook.catalog.load import DEFAULT_DIR, load_catalog
 
@@ -38,7 +39,8 @@ def main(argv: list[str]) -> int:
         print("differ: " + ", ".join(differ) if differ else "the shipped values agree")
         return 1 if differ else 0
     path = DEFAULT_DIR / "efficiency.yaml"
-    path.write_text(rewrite_efficiency(path, {f: cal.fit.values[f] for f in sources}, sources), encoding="utf-8")
+    tied = {f: [g for g in holders(shipped, f) if g != f.record] for f in sources}
+    path.write_text(rewrite_efficiency(path, {f: cal.fit.values[f] for f in sources}, sources, tied), encoding="utf-8")
     print(f"wrote {path}")
     return 0
 

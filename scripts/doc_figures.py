@@ -1459,7 +1459,14 @@ def accuracy() -> str:
         return (f"{kind} {100 * cv['mean_abs_error_frac']:.1f} % mean |error|, {cv['passed']} of {cv['count']} "
                 f"within tolerance (in-sample {100 * ins['mean_abs_error_frac']:.1f} %, {ins['passed']} of {ins['count']})")
 
-    return "; ".join([one("training"), one("serving")])
+    def kinds(names: tuple[str, ...]) -> str:
+        return ", ".join(f"{label} {100 * stats[k]['cross_validated']['mean_abs_error_frac']:.1f} % "
+                         f"({stats[k]['cross_validated']['passed']} of {stats[k]['cross_validated']['count']})"
+                         for k, label in names if k in stats)
+
+    serving = kinds((("ttft", "TTFT"), ("tpot", "TPOT"), ("serving_throughput", "throughput"),
+                     ("kv_capacity", "KV capacity")))
+    return "; ".join([one("training"), one("serving")]) + f" (serving by kind: {serving})"
 
 
 def serving_residuals_table() -> str:

@@ -51,3 +51,19 @@ def test_parse_factor():
     assert parse_factor("engine[vllm-0.6.0].cpu_overhead_frac") == ("engine.cpu_overhead_frac", "vllm-0.6.0")
     with pytest.raises(ValueError):
         parse_factor("efficiency.no_such_field")
+
+
+def test_a_compute_die_factor_is_one_factor_for_every_gpu_on_the_die():
+    """efficiency.yaml compute_as: the H800's and H200's matmul and attention efficiency are the H100's factors;
+    their memory fields stay their own."""
+    from workbook.calibrate.factors import catalog_with, factors_of, records_with
+
+    cat = load_catalog()
+    labels = {f.label for f in factors_of("step_time", "h800", None, cat)}
+    assert labels == {"efficiency[h100].gemm_efficiency", "efficiency[h100].attention_efficiency"}
+    attn = Factor("efficiency.attention_efficiency", "h100")
+    eff, _ = records_with(cat, "h200", {attn: 0.3})
+    assert eff.attention_efficiency == 0.3
+    moved = catalog_with(cat, {attn: 0.3, Factor("efficiency.hbm_efficiency", "h100"): 0.5})
+    assert [moved.efficiency[g].attention_efficiency for g in ("h100", "h800", "h200")] == [0.3] * 3
+    assert moved.efficiency["h200"].hbm_efficiency == cat.efficiency["h200"].hbm_efficiency

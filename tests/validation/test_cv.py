@@ -74,7 +74,45 @@ def test_validate_cv_bad_file_exit_2(tmp_path, flag, capsys):
 def test_validate_cv_of_points_without_factors_reports_the_catalogue_values(capsys):
     assert main(["validate", "--cv", "--json", str(DEFAULT_DIR / "params.yaml")]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["factors"] == [] and all(p["cross_validated"] == p["catalog"] for p in data["points"])
+    assert {p["file"] for p in data["points"]} == {"params.yaml"}  # the shipped files are fitted, not shown
+    assert all(p["cross_validated"] == p["catalog"] for p in data["points"])
+
+
+@pytest.fixture(scope="module")
+def shipped_cv():
+    from workbook.validation.cv import cross_validation
+    from workbook.validation import default_files
+
+    return cross_validation(default_files(), load_catalog())
+
+
+def test_validate_cv_redoes_the_shipped_calibration_from_its_priors_on_its_files(shipped_cv):
+    """What `validate --cv` measures is the catalogue as shipped: the spec's factors, from the spec's priors (the
+    catalogue holds values fitted on every point), fitted on the spec's files only; the full refit is the catalogue."""
+    from pathlib import Path
+
+    from workbook.calibrate.shipped import factor_of, load_spec
+
+    spec = load_spec()
+    cal = shipped_cv
+    assert {f.label for f in cal.selection.fitted} == {factor_of(sf).label for sf in spec.factors}
+    assert {factor_of(sf): sf.prior for sf in spec.factors} == {f: cal.prior[f] for f in cal.selection.fitted}
+    assert {Path(cal.ev.points[i].case.file).name for i in cal.fit_idx} <= set(spec.files)
+    pub = cal.ev.published
+    assert np.allclose(cal.ours_fit / pub, cal.ours_catalog / pub, atol=2e-3)  # 4 significant digits
+
+
+def test_a_value_derived_from_a_publication_is_taken_without_it_when_that_publication_is_left_out(shipped_cv):
+    """SGLang 0.3.0's 107 us per sequence comes from the SGLang benchmark's own TPOT points (shipped.yaml
+    `derived`): predicting that benchmark, the value is 0, the catalogue's value for an engine with no measurement."""
+    from workbook.calibrate.factors import Factor
+
+    cal = shipped_cv
+    idx = [i for i, p in enumerate(cal.ev.points) if p.case.point.point.startswith("tpot-sglang")]
+    assert len(idx) == 4
+    without = cal.ev.predict({**cal.fit.values, Factor("engine.cpu_per_seq_us", "sglang-0.3.0"): 0.0}, idx)
+    assert np.allclose(cal.ours_cv[idx], without, rtol=1e-3)
+    assert np.all(cal.ours_cv[idx] < cal.ours_catalog[idx])  # less CPU time per step: a shorter TPOT
 
 
 def test_the_one_step_refit_agrees_with_the_exact_refit(tmp_path):

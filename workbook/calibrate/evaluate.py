@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbook.calibrate.factors import Factor, domain_of, kind_of, records_with
+from workbook.calibrate.factors import Factor, domain_of, kind_of, record_of, records_with
 from workbook.errors import InputError
 from workbook.validation.load import Case
 
@@ -77,7 +77,8 @@ class Evaluator:
 
     def touches(self, scen: int, f: Factor) -> bool:
         """Whether factor ``f`` belongs to this scenario's GPU or engine (and domain, for a domain's copy)."""
-        rec = self.engine_of(scen) if f.spec.table == "engine" else self.gpu_of(scen)
+        rec = self.engine_of(scen) if f.spec.table == "engine" else record_of(self.catalog, f.spec_name,
+                                                                                self.gpu_of(scen))
         return rec == f.record and (not f.domain or f.domain in self.domains[scen])
 
     def _values(self, scen: int, values: dict[Factor, float]) -> dict[str, float]:

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Literal
 
+from workbook.catalog.models import COMPUTE_FIELDS, compute_record
+
 Table = Literal["efficiency", "device", "engine"]
 
 KINDS: tuple[str, ...] = ("counts", "memory", "step_time", "gpu_hours", "ttft", "tpot",
@@ -176,13 +178,28 @@ def _has_record(catalog, table: str, record: str) -> bool:
     return any((d.gpu if table == "device" else d.id) == record for d in items)
 
 
+def record_of(catalog, spec_name: str, gpu_id: str) -> str:
+    """The efficiency record that holds ``spec_name`` for this GPU: a compute-die factor (COMPUTE_FIELDS) of a
+    GPU with ``compute_as`` lives in that GPU's record, one factor for both (catalog/efficiency.yaml)."""
+    if SPECS[spec_name].table == "efficiency" and SPECS[spec_name].field in COMPUTE_FIELDS:
+        return compute_record(catalog.efficiency, gpu_id)
+    return gpu_id
+
+
+def holders(catalog, f: "Factor") -> list[str]:
+    """Every GPU whose value ``f`` sets: its record and, for a compute-die factor, the GPUs tied to it."""
+    if f.spec.table != "efficiency":
+        return [f.record]
+    return [g for g in catalog.efficiency if record_of(catalog, f.spec_name, g) == f.record]
+
+
 def factors_of(kind: str, gpu_id: str, engine_id: str | None, catalog, *, optional: bool = False) -> list[Factor]:
     """The factors a point of ``kind`` on this GPU and engine depends on (records that exist)."""
     names = KIND_FACTORS[kind] + (KIND_OPTIONAL[kind] if optional else ())
     out = []
     for name in names:
         table = SPECS[name].table
-        record = engine_id if table == "engine" else gpu_id
+        record = engine_id if table == "engine" else record_of(catalog, name, gpu_id)
         if record is not None and _has_record(catalog, table, record):
             out.append(Factor(name, record))
     return out
@@ -199,7 +216,8 @@ def parse_factor(text: str) -> tuple[str, str | None]:
 def records_with(catalog, gpu_id: str, values: dict[Factor, float]):
     """(efficiency record of ``gpu_id``, engines catalogue) with the factor values put in."""
     eff = catalog.efficiency_of(gpu_id)
-    upd = {f.spec.field: v for f, v in values.items() if f.spec.table == "efficiency" and f.record == gpu_id}
+    upd = {f.spec.field: v for f, v in values.items()
+           if f.spec.table == "efficiency" and f.record == record_of(catalog, f.spec_name, gpu_id)}
     if upd:
         eff = eff.model_copy(update=upd)
     return eff, engines_with(catalog.engines, values)
@@ -219,7 +237,11 @@ def engines_with(engines, values: dict[Factor, float]):
 
 def catalog_with(catalog, values: dict[Factor, float]):
     """The whole catalogue with the factor values put in (efficiency records and engines)."""
-    eff = _grouped(values, "efficiency")
+    eff: dict[str, dict[str, float]] = {}
+    for f, v in values.items():
+        if f.spec.table == "efficiency":
+            for g in holders(catalog, f):
+                eff.setdefault(g, {})[f.spec.field] = v
     efficiency = {g: (r.model_copy(update=eff[g]) if g in eff else r) for g, r in catalog.efficiency.items()}
     return catalog.model_copy(update={"efficiency": efficiency, "engines": engines_with(catalog.engines, values)})
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import yaml
 
+from workbook.catalog.efficiency import check_compute_ties
 from workbook.catalog.load import DEFAULT_DIR, load_catalog, load_records
 from workbook.catalog.models import DefaultValue, Defaults, GpuEfficiency, Model
 from workbook.catalog.yamlio import line_of, load_yaml
@@ -69,6 +70,7 @@ def load_overlay(folder: Path, base=None):
         for i, gid in enumerate(recs):
             _known(path, lines, i, "gpu", gid, cat.gpus)
         update["efficiency"] = {**cat.efficiency, **recs}
+        check_compute_ties(update["efficiency"], path)
     if (folder / "engines.yaml").exists():
         part = load_engines(folder / "engines.yaml", gpu_ids=cat.gpus, partial=True)
         base_eng = cat.engines
@@ -86,13 +88,14 @@ def _dump(path: Path, data) -> None:
 def write_overlay(folder: Path, catalog, values: dict, *, source: str, as_of: dt.date, note: str) -> list[Path]:
     """Write the records that ``values`` (Factor -> fitted value) change, whole, with ``source``, ``as_of``
     and ``note`` (the fit error) into ``folder``: efficiency.yaml and/or engines.yaml. Returns the files."""
-    from workbook.calibrate.factors import catalog_with
+    from workbook.calibrate.factors import catalog_with, holders
 
     values = {f: float(f"{v:.4g}") for f, v in values.items()}  # 4 significant digits, as the catalogue states them
     new = catalog_with(catalog, values)
     by_table: dict[str, dict[str, list[str]]] = {}
     for f in values:
-        by_table.setdefault(f.spec.table, {}).setdefault(f.record, []).append(f.spec.field)
+        for rec in holders(catalog, f):  # a compute-die factor rewrites the GPUs tied to its record too
+            by_table.setdefault(f.spec.table, {}).setdefault(rec, []).append(f.spec.field)
 
     def record(rec, before, fields: list[str]) -> dict:
         d = rec.model_dump(mode="json")

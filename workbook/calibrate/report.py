@@ -42,9 +42,10 @@ def by_kind(cal: Calibration, *, holdout: bool | None = None) -> dict[str, dict]
     if len(cal.ours_cv):
         cols["cross_validated"] = errors(cal, cal.ours_cv)
     out: dict[str, dict] = {}
+    shown = set(cal.shown_idx())
     for kind in KINDS + tuple(GROUPS) + ("all",):
         members = GROUPS.get(kind, (kind,))
-        idx = [i for i, p in enumerate(pts) if (kind == "all" or p.kind in members)
+        idx = [i for i, p in enumerate(pts) if i in shown and (kind == "all" or p.kind in members)
                and (holdout is None or p.case.point.holdout == holdout)]
         if not idx:
             continue
@@ -92,7 +93,7 @@ def print_factors(cal: Calibration, out: TextIO) -> None:
 def print_calibration(cal: Calibration, out: TextIO) -> None:
     n = len(cal.selection.fitted)
     print(f"calibrated {n} factor{'s' if n != 1 else ''} on {len(cal.fit_idx)} fit points "
-          f"({len(cal.ev.points)} points in {len(cal.files)} files) in {cal.seconds:.1f} s", file=out)
+          f"({len(cal.shown_idx())} points in {len(cal.files)} files) in {cal.seconds:.1f} s", file=out)
     print_factors(cal, out)
     print(file=out)
     what = ("leave-one-publication-out" if cal.cv_grouping == "publication" else "leave-one-point-out")
@@ -117,5 +118,5 @@ def as_json(cal: Calibration) -> dict:
             "tolerance": p.case.point.tolerance, "published": float(cal.ev.published[i]),
             "catalog": float(cal.ours_catalog[i]), "in_sample": float(cal.ours_fit[i]),
             "cross_validated": None if cv is None or np.isnan(cv[i]) else float(cal.ours_cv[i]),
-        } for i, p in enumerate(cal.ev.points)],
+        } for i, p in ((i, cal.ev.points[i]) for i in cal.shown_idx())],
     }

@@ -15,7 +15,8 @@ from typing import Iterable
 import numpy as np
 
 from workbook.calibrate.evaluate import Evaluator
-from workbook.calibrate.factors import DOMAINS, SPECS, Factor, domain_of, factors_of, ordered, parse_factor
+from workbook.calibrate.factors import (DOMAINS, SPECS, Factor, domain_of, factors_of, ordered, parse_factor,
+                                       record_of)
 from workbook.calibrate.fit import FitResult, Selection, elasticities, linear_refit, select, solve, solve_refreshed
 from workbook.errors import InputError
 from workbook.validation.load import load_validation_files
@@ -38,6 +39,11 @@ class Calibration:
     cv_grouping: str = ""
     seconds: float = 0.0
     stages: list = field(default_factory=list)  # the fits (Stage), one unless by domain
+    shown: list[int] | None = None  # the points a report shows (None: all); the others were only fitted
+
+    def shown_idx(self) -> list[int]:
+        """Indices of the points a report shows."""
+        return list(range(len(self.ev.points))) if self.shown is None else list(self.shown)
 
 
 def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[Factor]:
@@ -56,8 +62,9 @@ def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[
                              expected="table.field or table[record].field, table.field one of "
                                       + ", ".join(SPECS)) from None
         table = SPECS[spec].table
-        records = {record} if record else {ev.engine_of(ev.points[i].scenario) if table == "engine"
-                                           else ev.gpu_of(ev.points[i].scenario) for i in idx}
+        gpus = {record} if record else {ev.gpu_of(ev.points[i].scenario) for i in idx}
+        records = ({record} if record else {ev.engine_of(ev.points[i].scenario) for i in idx}) if table == "engine" \
+            else {record_of(ev.catalog, spec, g) if g in ev.catalog.efficiency else g for g in gpus}
         for rec in records:
             f = Factor(spec, rec)
             try:
@@ -69,8 +76,10 @@ def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[
     return ordered(out)
 
 
-def _fit_points(ev: Evaluator) -> list[int]:
-    return [i for i, p in enumerate(ev.points) if not p.case.point.holdout]
+def _fit_points(ev: Evaluator, fit_files: set[str] | None = None) -> list[int]:
+    """Points the fit may use: not holdout, and (``fit_files``) from those validation files (by name)."""
+    return [i for i, p in enumerate(ev.points) if not p.case.point.holdout
+            and (fit_files is None or Path(p.case.file).name in fit_files)]
 
 
 @dataclass
@@ -132,14 +141,17 @@ def _fit_stage(ev: Evaluator, st: Stage, held: dict[Factor, float], named: bool,
 
 
 def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None = None,
-              cv: str | None = "auto", require_factors: bool = True, by_domain: bool = False) -> Calibration:
+              cv: str | None = "auto", require_factors: bool = True, by_domain: bool = False,
+              fit_files: set[str] | None = None,
+              cv_overrides: dict[str, dict[Factor, float]] | None = None) -> Calibration:
     """Fit the factors on the files' fit points, each toward its value in ``catalog`` (the prior); ``cv``:
     "publication", "point", "auto" (publication when the points come from two or more, else point) or None
     (no cross-validation). ``require_factors=False`` (``validate --cv``) reports points that constrain no
     factor with the catalogue values instead of refusing them. ``by_domain`` (``validate --cv``): the
     training points fit the training factors, then the serving points the serving models' own factors, the
     training values held (factors.DOMAINS; as the shipped calibration fits the training factors on training
-    points only).
+    points only). ``fit_files``: only these files' points are fitted (all are predicted); ``cv_overrides``:
+    group (publication) -> factor values its left-out prediction takes (catalogue values derived from it).
 
     InputError (exit 2) for bad files, a point calibration cannot use, named factors the points cannot tell
     apart, or fewer independent points than factors.
@@ -148,7 +160,7 @@ def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None
     paths = [Path(p) for p in paths]
     files = load_validation_files(paths, catalog=catalog)
     ev = Evaluator([c for f in files for c in f.cases], catalog)
-    fit_all = _fit_points(ev)
+    fit_all = _fit_points(ev, fit_files)
     stages = _stages(ev, fit_all, factors, by_domain and factors is None)
     held: dict[Factor, float] = {}
     for st in stages:
@@ -169,17 +181,19 @@ def calibrate(paths: Iterable[str | Path], catalog, *, factors: list[str] | None
     if cv is not None:
         pubs = {ev.points[i].case.publication for i in fit_all}
         grouping = cv if cv != "auto" else ("publication" if len(pubs) >= 2 else "point")
-        cal.ours_cv = cross_validate_stages(ev, stages, grouping)
+        cal.ours_cv = cross_validate_stages(ev, stages, grouping, overrides=cv_overrides)
         cal.cv_grouping = grouping
     cal.seconds = time.perf_counter() - t0
     return cal
 
 
-def cross_validate_stages(ev: Evaluator, stages: list[Stage], grouping: str, *, exact: bool = False) -> np.ndarray:
+def cross_validate_stages(ev: Evaluator, stages: list[Stage], grouping: str, *, exact: bool = False,
+                          overrides: dict[str, dict[Factor, float]] | None = None) -> np.ndarray:
     """Each point predicted by its own stage's refit without its group (:func:`cross_validate`)."""
     out = np.full(len(ev.points), np.nan)
     for st in stages:
-        cv = cross_validate(ev, st.fit_all, st.candidates, st.prior, st.fit, grouping, exact=exact)
+        cv = cross_validate(ev, st.fit_all, st.candidates, st.prior, st.fit, grouping, exact=exact,
+                            overrides=overrides)
         out[st.members] = cv[st.members]
     return out
 
@@ -194,13 +208,15 @@ def groups_of(ev: Evaluator, grouping: str) -> dict[str, list[int]]:
 
 
 def cross_validate(ev: Evaluator, fit_all: list[int], cands: list[Factor], prior: dict[Factor, float],
-                   full: FitResult, grouping: str, *, exact: bool = False) -> np.ndarray:
+                   full: FitResult, grouping: str, *, exact: bool = False,
+                   overrides: dict[str, dict[Factor, float]] | None = None) -> np.ndarray:
     """Each point predicted by a refit without its group's points.
 
     The refit selects its factors as the full fit does, from the sensitivities at the full fit's values
     (computed once for every point). By default it takes one Gauss-Newton step from the full fit with
     them (``linear_refit``); ``exact`` solves the refit's least squares with the model (Jacobian held
-    fixed). Either way the left-out points are then computed by the full model at the refit's values.
+    fixed). Either way the left-out points are then computed by the full model at the refit's values,
+    with ``overrides[group]`` put in (a catalogue value derived by hand from that group's measurements).
     """
     every = list(range(len(ev.points)))
     E = elasticities(ev, full.values, cands, every)
@@ -208,7 +224,7 @@ def cross_validate(ev: Evaluator, fit_all: list[int], cands: list[Factor], prior
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.log(ev.predict(full.values) / ev.published)
     out = np.full(len(ev.points), np.nan)
-    for _, members in groups_of(ev, grouping).items():
+    for group, members in groups_of(ev, grouping).items():
         left = set(members)
         train = [i for i in fit_all if i not in left]
         sel = select(E[train], cands)
@@ -222,5 +238,5 @@ def cross_validate(ev: Evaluator, fit_all: list[int], cands: list[Factor], prior
                            start={**prior, **{f: full.values[f] for f in chosen}}).values
         else:
             values = linear_refit(full, E[:, fitted_cols], r, rows, chosen, prior)
-        out[members] = ev.predict(values, members)
+        out[members] = ev.predict({**values, **(overrides or {}).get(group, {})}, members)
     return out

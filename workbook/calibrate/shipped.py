@@ -25,11 +25,23 @@ class ShippedFactor(BaseModel):
     prior_source: str = Field(..., min_length=1)
 
 
+class DerivedValue(BaseModel):
+    """A catalogue value worked out by hand from one publication's measurements (not by the fit): when
+    ``validate --cv`` leaves that publication out, the value it would have without them is used."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    factor: str = Field(..., description="table[record].field, e.g. engine[sglang-0.3.0].cpu_per_seq_us")
+    publication: str = Field(..., min_length=1, description="the validation publication it was derived from")
+    without: float = Field(..., ge=0, description="its value without that publication")
+    why: str = Field(..., min_length=1)
+
+
 class ShippedSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     description: str = ""
     files: list[str] = Field(..., min_length=1)
     factors: list[ShippedFactor] = Field(..., min_length=1)
+    derived: list[DerivedValue] = Field(default_factory=list)
 
 
 def load_spec(path: Path = SPEC) -> ShippedSpec:
@@ -40,7 +52,7 @@ def load_spec(path: Path = SPEC) -> ShippedSpec:
         raise to_input_error(exc, file=str(path), lines=lines, model=ShippedSpec) from None
 
 
-def factor_of(sf: ShippedFactor) -> Factor:
+def factor_of(sf: ShippedFactor | DerivedValue) -> Factor:
     spec, record = parse_factor(sf.factor)
     if record is None:
         raise ValueError(f"{sf.factor}: name the record, table[record].field")
@@ -66,17 +78,27 @@ def _block(text: str, gpu: str) -> tuple[int, int]:
     return m.start(), (m.end() + nxt.start()) if nxt else len(text)
 
 
-def rewrite_efficiency(path: Path, values: dict[Factor, float], field_source: dict[Factor, str]) -> str:
+def _set_value(text: str, gpu: str, fld: str, v: float, label: str) -> str:
+    a, b = _block(text, gpu)
+    block, n = re.subn(rf"^  {fld}: .*$", f"  {fld}: {float(f'{v:.4g}'):g}", text[a:b], flags=re.M)
+    if n != 1:
+        raise ValueError(f"{label}: expected one '{fld}:' line in the record of {gpu}")
+    return text[:a] + block + text[b:]
+
+
+def rewrite_efficiency(path: Path, values: dict[Factor, float], field_source: dict[Factor, str],
+                       tied: dict[Factor, list[str]] | None = None) -> str:
     """efficiency.yaml's text with each factor's value (4 significant digits) and field_sources line replaced,
-    comments and everything else kept."""
+    comments and everything else kept. ``tied``: factor -> the other GPUs that share its value (compute_as),
+    whose value line is rewritten too (their field_sources line names the record they follow)."""
     text = path.read_text(encoding="utf-8")
     for f, v in sorted(values.items()):
+        for gpu in (tied or {}).get(f, []):
+            text = _set_value(text, gpu, f.spec.field, v, f.label)
+        text = _set_value(text, f.record, f.spec.field, v, f.label)
         a, b = _block(text, f.record)
         block = text[a:b]
         fld = f.spec.field
-        block, n = re.subn(rf"^  {fld}: .*$", f"  {fld}: {float(f'{v:.4g}'):g}", block, flags=re.M)
-        if n != 1:
-            raise ValueError(f"{f.label}: expected one '{fld}:' line")
         src = field_source[f].replace('"', "'")
         line = f'    {fld}: "{src}"'
         if re.search(rf"^    {fld}: .*$", block, flags=re.M):

@@ -11,14 +11,17 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from workbook.catalog.load import DEFAULT_DIR, load_records
-from workbook.catalog.models import GpuEfficiency
+from workbook.catalog.models import COMPUTE_FIELDS, GpuEfficiency
 from workbook.catalog.yamlio import line_of, load_yaml
 from workbook.errors import InputError
 
 #: the file name inside the catalogue folder
 EFFICIENCY_FILE = "efficiency.yaml"
 
-__all__ = ["EFFICIENCY_FILE", "GpuEfficiency", "load_efficiency"]
+__all__ = ["EFFICIENCY_FILE", "GpuEfficiency", "check_compute_ties", "load_efficiency"]
+
+#: two values of a tied field closer than this are equal (efficiency.yaml writes 4 significant digits)
+TIE_TOLERANCE = 1e-9
 
 
 def load_efficiency(path: str | Path | None = None, *,
@@ -47,4 +50,29 @@ def load_efficiency(path: str | Path | None = None, *,
                 "latencies); copy the record of the most similar GPU with `source: \"assumed: <that gpu's> "
                 "values ...\"` (plans then list it as an assumption) or run `workbook catalog add-gpu` for the "
                 "template", file=str(path), field="gpu")
+    check_compute_ties(records, path)
     return records
+
+
+def check_compute_ties(records: dict[str, GpuEfficiency], path: str | Path) -> None:
+    """Every ``compute_as`` names a record without one of its own, and the tied GPU's compute-die factors
+    (COMPUTE_FIELDS) equal that record's: InputError naming the file, line, record, field and both values."""
+    path = Path(path)
+    data, lines = None, {}
+    for gid, rec in records.items():
+        if not rec.compute_as:
+            continue
+        if data is None:
+            data, lines = load_yaml(path) if path.exists() else ([], {})
+        i = next((k for k, d in enumerate(data or []) if isinstance(d, dict) and d.get("gpu") == gid), -1)
+        target = records.get(rec.compute_as)
+        if target is None or target.compute_as or rec.compute_as == gid:
+            raise InputError(f"{gid}.compute_as names {rec.compute_as!r}, which is not a GPU with its own compute "
+                             "factors", file=str(path), line=line_of(lines, (i, "compute_as")) if i >= 0 else None,
+                             field=f"{gid}.compute_as", expected="the id of another record without compute_as")
+        for fld in COMPUTE_FIELDS:
+            mine, theirs = getattr(rec, fld), getattr(target, fld)
+            if abs(mine - theirs) > TIE_TOLERANCE:
+                raise InputError(f"{gid}.{fld} is {mine:g} but {gid} has compute_as: {target.gpu} (the same compute "
+                                 f"die), whose {fld} is {theirs:g}", file=str(path), line=line_of(lines, (i, fld)) if i >= 0 else None,
+                                 field=f"{gid}.{fld}", expected=f"{theirs:g}, or no compute_as")

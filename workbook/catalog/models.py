@@ -159,6 +159,10 @@ class GpuEfficiency(BaseModel):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
 
     gpu: str = Field(..., pattern=ID_PATTERN, max_length=64, description="GPU id in catalog/gpus.yaml")
+    compute_as: Optional[str] = Field(
+        None, pattern=ID_PATTERN, max_length=64,
+        description="GPU id whose compute die this GPU shares (same SMs, clocks and peak): its COMPUTE_FIELDS are "
+                    "that GPU's, and calibration fits them once for both")
     gemm_efficiency: float = Field(..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak")
     attention_efficiency: float = Field(
         ..., gt=0, le=1, description="fused (Flash) attention forward+backward FLOP/s / dense BF16 peak")
@@ -185,6 +189,16 @@ class GpuEfficiency(BaseModel):
         if unknown:
             raise ValueError(f"field_sources names unknown fields: {', '.join(unknown)}")
         return self
+
+
+#: the efficiency fields that belong to the compute die: equal for GPUs tied by ``compute_as``
+COMPUTE_FIELDS: tuple[str, ...] = ("gemm_efficiency", "attention_efficiency")
+
+
+def compute_record(efficiency: dict[str, GpuEfficiency], gpu_id: str) -> str:
+    """The GPU id whose record holds ``gpu_id``'s compute-die factors (itself unless ``compute_as``)."""
+    rec = efficiency.get(gpu_id)
+    return rec.compute_as if rec is not None and rec.compute_as else gpu_id
 
 
 #: settings of the book's step-3 MFU table (spec 17.9.4), kept by the measured table (catalog/mfu.yaml)

@@ -26,7 +26,8 @@ DEFAULTS_SHEET = "Defaults"
 CONSTANTS_SHEET = "Constants"
 #: empty input rows under each catalogue table: a GPU or model typed there joins the dropdowns and lookups
 SPARE_ROWS = 20
-META_FIELDS = ("notes", "source", "as_of", "field_sources")
+#: provenance, and efficiency.yaml's compute_as (a catalogue-review tie checked at load; each GPU's row stays its own input)
+META_FIELDS = ("notes", "source", "as_of", "field_sources", "compute_as")
 #: catalogue text columns that wrap (long names, notes and sources)
 WRAP_FIELDS = ("name", "notes", "source")
 #: (min, max) width of a catalogue column by kind; numbers are narrow, their headers wrap
