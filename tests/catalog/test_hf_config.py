@@ -92,3 +92,11 @@ def test_add_gpu_template_explains_every_field(capsys) -> None:
     docs = [d for d in yaml.safe_load_all(out.replace("\n- gpu:", "\n---\n- gpu:"))]
     eff = docs[-1][0]
     assert eff["gpu"] == "x9" and eff["source"].startswith("assumed: h100")
+
+
+def test_add_gpu_like_a_tied_gpu_copies_its_factors_not_its_die(capsys) -> None:
+    """--like h200 copies the H200's factors (the H100's die values); a new GPU is not on that die by default."""
+    assert main(["catalog", "add-gpu", "--id", "x9", "--like", "h200"]) == 0
+    out = capsys.readouterr().out
+    eff = [d for d in yaml.safe_load_all(out.replace("\n- gpu:", "\n---\n- gpu:"))][-1][0]
+    assert "compute_as" not in eff and eff["gemm_efficiency"] > 0

@@ -129,7 +129,7 @@ def cmd_add_gpu(args: argparse.Namespace) -> int:
         eff["source"] = f"assumed: {like.gpu} values (no published measurement for {gid}); {like.source}"
         eff["as_of"] = today
         eff.update({f: getattr(like, f) for f in GpuEfficiency.model_fields
-                    if f not in ("gpu", "source", "as_of", "field_sources", "notes")})
+                    if f not in ("gpu", "source", "as_of", "field_sources", "notes", "compute_as")})
     else:
         eff.update({"source": "benchmark or paper, or 'assumed: <gpu> values ...'", "as_of": today})
         eff.update({f: None for f in GpuEfficiency.model_fields if f not in eff and f not in ("field_sources", "notes")})

@@ -161,8 +161,8 @@ class GpuEfficiency(BaseModel):
     gpu: str = Field(..., pattern=ID_PATTERN, max_length=64, description="GPU id in catalog/gpus.yaml")
     compute_as: Optional[str] = Field(
         None, pattern=ID_PATTERN, max_length=64,
-        description="GPU id whose compute die this GPU shares (same SMs, clocks and peak): its COMPUTE_FIELDS are "
-                    "that GPU's, and calibration fits them once for both")
+        description="GPU id whose compute die this GPU shares (the same SMs and kernels): its gemm_efficiency and "
+                    "attention_efficiency must equal that GPU's, and calibration fits them once for both")
     gemm_efficiency: float = Field(..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak")
     attention_efficiency: float = Field(
         ..., gt=0, le=1, description="fused (Flash) attention forward+backward FLOP/s / dense BF16 peak")
