@@ -368,12 +368,9 @@ def decode_exchange() -> str:
     """DeepSeek-V3's decode at EP144 and the published 88 requests per GPU: the exchange, the part on the SMs and
     the step (docs/serving.md "Decode step")."""
     from tests.reference import serving_validation as sv
-    from workbook.reference import decode_time as dt
 
-    d = dt.decode_step(sv.DSV3, batch=sv.DS_NODE_OUT_TOK_PER_S / 8 / sv.DS_USER_TOK_PER_S, context_tokens=sv.DS_KV_LEN,
-                       hw=sv.H800, engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=sv.DS_EP,
-                       redundant_experts=sv.DS_REDUNDANT, weight_precision="fp8", ep_overlap_frac=1.0,
-                       ep_nodes=sv.DS_NODES)
+    d = _deepseek_decode(sv.DS_NODE_OUT_TOK_PER_S / 8 / sv.DS_USER_TOK_PER_S, sv.DS_KV_LEN, sv.DS_EP, sv.DS_NODES,
+                         sv.DS_REDUNDANT)
     return (f"the {1e3 * d['ep_alltoall_s']:.1f} ms exchange leaves {1e3 * d['ep_exposed_s']:.1f} ms exposed, a "
             f"{1e3 * d['step_s']:.1f} ms step ({1e3 * (d['step_s'] - d['ep_exposed_s']):.1f} ms with f_sm = 0)")
 
@@ -448,6 +445,116 @@ def prefill_call_limit() -> str:
                           engine=sv.ENGINES.profile("vllm-0.6.0"), tp=4)
     err = ten["prefill_s"] / sv.LAMBDA10_TTFT_S - 1
     return f"LambdaLabs' 10-prompt TTFT, {100 * abs(err):.1f} % {'under' if err < 0 else 'over'} with that"
+
+
+#: the non-torch memory of vLLM's debug log of Qwen3-235B-A22B-FP8 at TP 4 (vllm PR 21429), a published figure
+QWEN235_LOG_NON_TORCH_GIB = 2.04
+
+
+def qwen_kv_ledger() -> str:
+    """vLLM 0.10's KV pool for Qwen3-235B-A22B-FP8 at TP 4 on an H100: the model's ledger, its error, and the pool
+    with the non-torch memory of vLLM's own log of that model (docs/serving.md "What does not match")."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import engine_memory as em
+    from workbook.units import GiB
+
+    k = em.kv_capacity(sv.QWEN235, engine=sv.ENGINES.profile("vllm-0.10"), device_total_GiB=sv.H100["device_total_GiB"],
+                       tp=4, weight_precision="fp8")
+    r = _results("serving-kv-qwen3-235b-h100:kv-vllm-tokens")[0]
+    logged = (k["kv_budget_GiB"] - (QWEN235_LOG_NON_TORCH_GIB - k["non_torch_GiB"])) * GiB / k["kv_bytes_per_token"]
+    return (f"The ledger is util {k['memory_fraction']:g} x {k['device_total_GiB']:g} = "
+            f"{k['memory_fraction'] * k['device_total_GiB']:.2f} GiB, minus weights {k['weights_GiB']:.2f}, minus "
+            f"activation peak {k['activation_GiB']:.2f}, minus non-torch {k['non_torch_GiB']:.2f}, leaving "
+            f"{k['kv_budget_GiB']:.2f} GiB: {k['kv_tokens']:,.0f} tokens, {100 * r.error_frac:+.1f} %. With the log's "
+            f"{QWEN235_LOG_NON_TORCH_GIB:.2f} GiB of non-torch memory it would be {logged / 1e3:.1f}k tokens "
+            f"({100 * (logged / r.published - 1):+.1f} %)")
+
+
+def _deepseek_decode(batch: float, context: float, ep: int, nodes: int, redundant: int, query: float = 1.0) -> dict:
+    """DeepSeek-V3's decode step on H800 under the deepseek-v3-infer profile (FP8, TP 1, the EP exchange overlapped)."""
+    from tests.reference import serving_validation as sv
+    from workbook.reference import decode_time as dt
+
+    return dt.decode_step(sv.DSV3, batch=batch, context_tokens=context, hw=sv.H800,
+                          engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=ep, redundant_experts=redundant,
+                          weight_precision="fp8", ep_overlap_frac=1.0, ep_nodes=nodes, query_tokens_per_seq=query)
+
+
+def deepseek_decode_parts() -> str:
+    """DeepSeek-V3's decode step at the batch day 6's figures imply, against the published TPOT, and its parts
+    (docs/serving.md "What does not match")."""
+    from tests.reference import serving_validation as sv
+
+    d = _deepseek_decode(sv.DS_NODE_OUT_TOK_PER_S / 8 / sv.DS_USER_TOK_PER_S, sv.DS_KV_LEN, sv.DS_EP, sv.DS_NODES,
+                         sv.DS_REDUNDANT)
+    tpot = 1e3 / sv.DS_USER_TOK_PER_S
+    return (f"the step is {1e3 * d['step_s']:.1f} ms, {100 * (1e3 * d['step_s'] / tpot - 1):+.1f} % against "
+            f"{tpot:.1f} ms. Its parts: GEMMs {1e3 * d['gemm_s']:.1f} ms (weight reads {1e3 * d['weight_read_s']:.1f} "
+            f"ms, FLOPs {1e3 * d['gemm_compute_s']:.1f} ms), attention {1e3 * d['attention_s']:.1f} ms, small kernels "
+            f"{1e3 * d['small_kernels_s']:.1f} ms and launches {1e3 * d['launch_s']:.1f} ms; the EP all-to-all takes "
+            f"{1e3 * d['ep_alltoall_s']:.1f} ms over both passes, {1e3 * d['ep_exposed_s']:.1f} ms of it on the SMs")
+
+
+def deepseek_profile(style: str) -> str:
+    """DeepSeek's decode profile (EP128 on 16 nodes, 128 requests per GPU, 4K context, balanced routing): the
+    validation point's error (``step``), the step verifying 2 tokens per request against the LMSYS chart's 86.6 ms
+    (``mtp``), the all-to-all per layer (``alltoall``) (docs/serving.md "What does not match")."""
+    from tests.reference import serving_validation as sv
+
+    if style == "step":
+        r = _results("serving-deepseek-v3-h800:profile-decode-step")[0]
+        return f"gives 55.06 ms per output token, against our {r.ours:.2f} ms step ({100 * r.error_frac:+.1f} %)"
+    if style == "mtp":
+        two = _deepseek_decode(128, 4096, 128, 16, 0, query=2.0)["step_s"] * 1e3
+        return f"is {two:.1f} ms, {100 * (two / 86.6 - 1):+.0f} % against 86.6 ms"
+    a2a = _deepseek_decode(128, 4096, 128, 16, 0)["ep_alltoall_s"] / sv.DSV3.layers
+    return f"Our all-to-all time per layer is {1e3 * a2a:.2f} ms for 128 tokens per GPU"
+
+
+def deepseek_prefill_layer() -> str:
+    """DeepSeek-V3's balanced prefill profile per layer: our GPU work and linear FLOPs against the LMSYS chart's
+    31.5 and 20.8 ms (docs/serving.md "What does not match")."""
+    from tests.reference import serving_validation as sv
+
+    p = _deepseek_prefill(1.0)
+    return (f"about 31.5 ms per layer against our {1e3 * p['full_gpu_s'] / sv.DSV3.layers:.1f} ms: its MoE and dense "
+            f"GEMMs take 20.8 ms per layer against our {1e3 * p['linear_s'] / sv.DSV3.layers:.1f} ms of linear FLOPs")
+
+
+def serving_informational() -> str:
+    """The published figures the serving reference table shows beside ours without a target: TTFT under load and
+    DeepSeek's nodes for the day's load (docs/serving.md "What does not match")."""
+    from tests.reference import serving_validation as sv
+
+    by = {r["name"]: r for r in sv.informational()}
+
+    def pair(label: str) -> str:
+        rs = [by[f"ttft-{label}-rps{n}"] for n in (4, 8)]
+        name = label.replace("vllm-", "vLLM ").replace("sglang-", "SGLang ")
+        return (f"{name} {rs[0]['published']:.0f} / {rs[1]['published']:.0f} ms published against "
+                f"{rs[0]['ours']:.0f} / {rs[1]['ours']:.0f} ms")
+
+    nodes = by["deepseek nodes at the day's average load (both pools)"]
+    return (f"median TTFT at 4 / 8 req/s: {pair('vllm-0.6.0')}, {pair('sglang-0.3.0')}; DeepSeek's nodes for the "
+            f"day's load: {nodes['published']:g} published against {nodes['ours']:.0f}")
+
+
+def deepseek_prefill_service() -> str:
+    """How far the model's prefill tokens per node in service are above DeepSeek's day-6 figure, and the share of
+    a real prefill step that leaves to effects the model lacks (docs/serving.md "What does not match")."""
+    r = _results("serving-deepseek-v3-h800-disagg:disagg-prefill-node")[0]
+    ratio = r.ours / r.published
+    return (f"The model computes {ratio:.1f} times the published input tokens per node ({r.ours / 1e3:.1f}k against "
+            f"{r.published / 1e3:.1f}k). So these effects must cost about {100 * (1 - 1 / ratio):.0f} % of a real "
+            "prefill step")
+
+
+def serving_load_models() -> str:
+    """Idle TTFT, the three load models and the queue against the simulated scheduler, as
+    `python -m tests.reference.serving_load_models_table` prints them (docs/serving.md)."""
+    from tests.reference import serving_load_models_table as t
+
+    return "\n".join(t.idle_ttft_rows() + t.load_model_rows() + t.queue_rows())
 
 
 def serving_reference_summary() -> str:
@@ -1494,6 +1601,14 @@ def serving_residuals_table() -> str:
     return "\n".join(out)
 
 
+def gpustack_short_runs() -> str:
+    """How many times the model's time GPUStack's 128-token, 4-output runs take (their throughput error + 1; the
+    serving factors are not fitted, so the catalogue's error is the cross-validated one) (docs/validation.md)."""
+    rs = _results("gpustack-qwen3-32b-h100:vllm-bf16-random-128", "gpustack-qwen3-235b-a100:vllm-bf16-tp8-random-128")
+    x = sorted(1 + r.error_frac for r in rs)
+    return f"take {x[0]:.1f}-{x[-1]:.1f} times the model's time"
+
+
 #: key -> (the doc that quotes it, the function that computes it)
 FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "plan-17.9.4": ("README.md", plan_17_9_4),
@@ -1538,6 +1653,15 @@ FIGURES: dict[str, tuple[str, Callable[[], str]]] = {
     "offline-drain-share": ("docs/serving.md", offline_drain_share),
     "disagg-queue": ("docs/serving.md", disagg_queue),
     "prefill-call-limit": ("docs/serving.md", prefill_call_limit),
+    "qwen-kv-ledger": ("docs/serving.md", qwen_kv_ledger),
+    "deepseek-decode-parts": ("docs/serving.md", deepseek_decode_parts),
+    "deepseek-profile": ("docs/serving.md", lambda: deepseek_profile("step")),
+    "deepseek-profile-mtp": ("docs/serving.md", lambda: deepseek_profile("mtp")),
+    "deepseek-profile-alltoall": ("docs/serving.md", lambda: deepseek_profile("alltoall")),
+    "deepseek-prefill-layer": ("docs/serving.md", deepseek_prefill_layer),
+    "serving-informational": ("docs/serving.md", serving_informational),
+    "gpustack-short-runs": ("docs/validation.md", gpustack_short_runs),
+    "deepseek-prefill-service": ("docs/serving.md", deepseek_prefill_service),
     "llama3-interleaving": ("docs/step_time.md", llama3_interleaving),
     "llama3-128k": ("docs/step_time.md", llama3_128k),
     "book-examples": ("docs/engineering.md", book_examples),
@@ -1583,6 +1707,7 @@ BLOCKS: dict[str, tuple[str, Callable[[], str]]] = {
     "validate-summary": ("docs/validation.md", validate_summary),
     "table-serving-points": ("docs/validation.md", serving_points_table),
     "table-serving-residuals": ("docs/validation.md", serving_residuals_table),
+    "serving-load-models": ("docs/serving.md", serving_load_models),
     "table-step-time": ("docs/step_time.md", step_time_table),
     "table-mfu": ("docs/validation.md", mfu_table),
     "table-activations": ("docs/activations.md", activations_table),

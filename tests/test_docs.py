@@ -327,15 +327,8 @@ BOOK = "the book's own figure (spec §6, corrected), beside the search's generat
 DERIVED = "arithmetic on published or catalogue figures, shown with its terms"
 
 #: doc -> sections (their heading line) whose figures are not generated yet, with why; a section runs to the next
-#: heading of its level or above
-SECTIONS_BY_HAND: dict[str, dict[str, str]] = {
-    "serving.md": dict.fromkeys((
-        "## Small prompts, three load models, queueing and tails (issue 22)", "## Factors", "## Validation"),
-        "the serving model's factor derivations, validation notes and diagnosis, reworked with the model (issue 22): "
-        "published points beside this model's results, to move to scripts/doc_figures.py when that work lands"),
-    "validation.md": {"### Serving residuals by publication": "the GPUStack diagnosis, reworked with the serving model "
-                      "(issue 22); its table is generated"},
-}
+#: heading of its level or above (none is left: every section is checked)
+SECTIONS_BY_HAND: dict[str, dict[str, str]] = {}
 
 #: doc -> texts with a figure of RESULT's form that is not a result of the code, each with why (PUBLISHED, INPUT, ...)
 RESULTS_BY_HAND: dict[str, dict[str, str]] = {
@@ -382,7 +375,39 @@ RESULTS_BY_HAND: dict[str, dict[str, str]] = {
         "(about 7 ms for a 4K": DERIVED,
         "would favour a fixed 43.9 ms": DERIVED,
         "a 60 ms TPOT target admits more load than 30 ms": INPUT,
-        "a 1 ms TTFT gives 0": INPUT},
+        "a 1 ms TTFT gives 0": INPUT,
+        "vLLM 3 ms, SGLang 2 ms, TensorRT-LLM 1.5 ms": CATALOGUE,
+        "1,227 against 2,941 output tokens/s per GPU": PUBLISHED,
+        "far above the published 1,654 tokens/s per GPU": PUBLISHED,
+        "= 3.35e12 / (1,152 x 131,072) = 22,200 output tokens/s": DERIVED,
+        "80.5 GB of BF16 KV beside 69 GB of weights": DERIVED,
+        "H200 V1 log \"(139.21/139.81 GiB)\"": PUBLISHED,
+        "2.30 TB/s (0.687; inclusionAI/humming PR 2, n = k = 8192) and 2.87-2.91 TB/s": PUBLISHED,
+        "at 0.78 x 3.35 TB/s": CATALOGUE,
+        "(>= 70 GiB, not A100)": PUBLISHED,
+        "vLLM V1 logs: 1.40 GiB / (256 x 151,936) (Qwen3-8B-FP8), 5.58 GiB / (1024 x 151,936)": PUBLISHED,
+        "vLLM logs (0.35-0.47 GiB V0, 0.68-2.37 GiB V1)": PUBLISHED,
+        "It gives 2291.0 output tok/s with 1 scheduler step": PUBLISHED,
+        "so X = 43.9 ms of CPU time per scheduler call": DERIVED,
+        "21.67 / 24.45 ms (70B, 4 x H100, 4 / 8 req/s) and 11.93 / 14.41 ms": PUBLISHED,
+        "concurrency 1, TTFT 406.77 ms, ITL 18.58 ms": PUBLISHED,
+        "18,598 output tokens/s per node: 128 x 8 / 18,598 = 55.06 ms a step": DERIVED,
+        "meets 20 tokens/s per user at about 92 requests per GPU, 1,850 tokens/s per GPU": PUBLISHED,
+        "TPOT grows from 14.14 to 17.09 ms between 4 and 8 req/s": PUBLISHED,
+        "(t_s = the LambdaLabs step, 11.7 / about 12 ms; TPOT 14.14 / 17.09 ms) t_b is 43 / 37 ms": DERIVED,
+        "(3.7-3.9k and 4.1-4.3k tok/s)": PUBLISHED,
+        "(PR 21429, on 139 GiB GPUs) shows weights 55.13 GiB, activation (torch peak) 5.62 GiB and non-torch 2.04 GiB":
+            PUBLISHED,
+        "This model's run used 2.04 GiB, against the 1.4 GiB median of other TP > 1 logs": PUBLISHED,
+        "178,880 tokens is 8.02 GiB, against the 8.11 GiB one rank printed": DERIVED,
+        "(14.8k / 8 GPUs / 21 tok/s = 88 requests per GPU": DERIVED,
+        "about 1.42 ms per layer (about 86.6 ms a step over 61 layers; read from the chart, not printed)": PUBLISHED,
+        "and 55.06 ms is a time per output token, not a step": PUBLISHED,
+        "The point stays at 55.06 ms (the printed throughput)": PUBLISHED,
+        "128 tokens (deepseek-ai/DeepEP docs/legacy.md), 0.56 ms": DERIVED,
+        "62,713 tokens/s per node, a 2.09 s step": DERIVED,
+        "(read from the chart, about 34.6 ms per layer)": PUBLISHED,
+        "published multi-step windows are 275 ms at 8 req/s": PUBLISHED},
     "step_time.md": {
         "about 230-240 of 300 GB/s (A100) and 360 of 450 GB/s (H100": PUBLISHED,
         "Table 2's \"84 days\"": PUBLISHED,
@@ -391,7 +416,14 @@ RESULTS_BY_HAND: dict[str, dict[str, str]] = {
     "validation.md": {
         "the 65B's 380 tokens/s/GPU": PUBLISHED,
         "the Llama 3.1 card's 30.84M GPU-hours": PUBLISHED,
-        "the published 135,168 GPU-hours": PUBLISHED},
+        "the published 135,168 GPU-hours": PUBLISHED,
+        "median ITL 43.3 ms with one 32K-token request decoding (P99 46.5 ms, so no prefill chunk rides with it) and "
+        "43-50 ms": PUBLISHED,
+        "median ITL 66.1 ms (vLLM)": PUBLISHED,
+        "has an ITL of 7.0-7.4 ms": PUBLISHED,
+        "30.29 output tokens/s at batch 1, a 33 ms step": DERIVED,
+        "What the 33 ms batch-1 step of SGLang 0.4.1": DERIVED,
+        "(mean TTFT 64 ms for about 230 prompt tokens": PUBLISHED},
 }
 
 
