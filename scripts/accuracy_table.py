@@ -12,7 +12,7 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from workbook.calibrate.report import LABELS, by_kind
+from workbook.calibrate.report import LABELS, by_kind, by_publication
 from workbook.catalog import load_catalog
 from workbook.validation import default_files
 from workbook.validation.cv import cross_validation
@@ -45,6 +45,12 @@ def table(cal=None) -> str:
             label = LABELS.get(kind, "all")
             lines.append(f"| {label} | {s['catalog']['count']} | " + " | ".join(_cell(s[c[0]]) for c in COLUMNS) + " |")
         lines.append("")
+    lines += ["**By publication** (leave-one-publication-out; share: of the sum of |error| over the domain's points)", "",
+              "| domain | publication | points | mean error (within) | share of domain error |", "|---|---|---:|---:|---:|"]
+    for r in by_publication(cal):
+        if r["domain"] != "counts":
+            lines.append(f"| {r['domain']} | {r['publication']} | {r['count']} | {_cell(r)} | "
+                         f"{100 * r['share_of_domain_error']:.0f} % |")
     return "\n".join(lines).rstrip() + "\n"
 
 

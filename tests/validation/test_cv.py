@@ -126,3 +126,32 @@ def test_the_one_step_refit_agrees_with_the_exact_refit(tmp_path):
     pub = cal.ev.published
     assert not np.allclose(cal.ours_cv, cal.ours_catalog)  # the folds did refit
     assert np.allclose(exact / pub, cal.ours_cv / pub, atol=0.01)
+
+
+def test_error_by_publication_adds_up_to_the_domain_error(shipped_cv):
+    """`validate --cv` names where the error sits: one row per publication and domain, whose points add up to the
+    domain's, whose point-weighted mean is the domain's mean, and whose shares of the domain's error sum to 1."""
+    from workbook.calibrate.report import by_kind, by_publication
+
+    rows = by_publication(shipped_cv)
+    kinds = by_kind(shipped_cv)
+    for dom in ("training", "serving"):
+        mine = [r for r in rows if r["domain"] == dom]
+        assert len({r["publication"] for r in mine}) == len(mine)
+        whole = kinds[dom]["cross_validated"]
+        assert sum(r["count"] for r in mine) == whole["count"]
+        assert sum(r["passed"] for r in mine) == whole["passed"]
+        mean = sum(r["mean_abs_error_frac"] * r["count"] for r in mine) / whole["count"]
+        assert mean == pytest.approx(whole["mean_abs_error_frac"], rel=1e-9)
+        assert sum(r["share_of_domain_error"] for r in mine) == pytest.approx(1.0)
+        shares = [r["share_of_domain_error"] for r in mine]
+        assert shares == sorted(shares, reverse=True)
+
+
+def test_validate_cv_prints_and_writes_the_error_by_publication(capsys):
+    assert main(["validate", "--cv", "--json", str(DEFAULT_DIR / "llama1-a100.yaml")]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [(r["domain"], r["publication"]) for r in data["by_publication"]] == [("training", "touvron2023-llama")]
+    assert main(["validate", "--cv", str(DEFAULT_DIR / "llama1-a100.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "error by publication" in out and "touvron2023-llama" in out

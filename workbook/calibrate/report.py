@@ -53,6 +53,46 @@ def by_kind(cal: Calibration, *, holdout: bool | None = None) -> dict[str, dict]
     return out
 
 
+def domain_of(kind: str) -> str:
+    """The summary group a kind belongs to ("training", "serving"), or "counts" for parameters and FLOPs."""
+    return next((g for g, members in GROUPS.items() if kind in members), kind)
+
+
+def by_publication(cal: Calibration) -> list[dict]:
+    """Per publication and domain (training, serving, counts): the points shown and their error statistics,
+    cross-validated where the calibration has a cross-validation (else in sample). Sorted by domain, then by
+    the sum of |error| (a publication's weight in its domain's mean), largest first."""
+    pts = cal.ev.points
+    tol = np.array([p.case.point.tolerance for p in pts])
+    col = "cross_validated" if len(cal.ours_cv) else "in_sample"
+    err = errors(cal, cal.ours_cv if len(cal.ours_cv) else cal.ours_fit)
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i in cal.shown_idx():
+        groups.setdefault((domain_of(pts[i].kind), pts[i].case.publication), []).append(i)
+    rows = [{"domain": dom, "publication": pub, "column": col, **_stats(err[idx], tol[idx]),
+             "share_of_domain_error": 0.0} for (dom, pub), idx in groups.items()]
+    for dom in {r["domain"] for r in rows}:
+        mine = [r for r in rows if r["domain"] == dom and r["count"]]
+        total = sum(r["mean_abs_error_frac"] * r["count"] for r in mine)
+        for r in mine:
+            r["share_of_domain_error"] = r["mean_abs_error_frac"] * r["count"] / total if total else 0.0
+    order = {g: k for k, g in enumerate(("training", "serving", "counts"))}
+    return sorted(rows, key=lambda r: (order.get(r["domain"], 9), -r["share_of_domain_error"], r["publication"]))
+
+
+def print_publications(cal: Calibration, out: TextIO, title: str) -> None:
+    """One row per publication and domain: points, mean |error|, within tolerance, share of the domain's error."""
+    rows = [[r["domain"], r["publication"], str(r["count"]), _pct(r), f"{100 * r['share_of_domain_error']:4.0f} %"]
+            for r in by_publication(cal) if r["domain"] != "counts"]
+    heads = ["domain", "publication", "points", "mean |error| (within)", "share of domain error"]
+    widths = [max(len(x) for x in col) for col in zip(heads, *rows)]
+    print(title, file=out)
+    print("  ".join(h.ljust(w) for h, w in zip(heads, widths)), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)), file=out)
+
+
 def _pct(s: dict) -> str:
     if not s["count"]:
         return "-"
@@ -98,6 +138,10 @@ def print_calibration(cal: Calibration, out: TextIO) -> None:
     print(file=out)
     what = ("leave-one-publication-out" if cal.cv_grouping == "publication" else "leave-one-point-out")
     print_kinds(cal, out, f"error by kind: catalogue values, fitted values, {what}")
+    if cal.cv_grouping == "publication":
+        print(file=out)
+        print_publications(cal, out, "error by publication, leave-one-publication-out (share: of the sum of |error| "
+                                     "over the domain's points)")
 
 
 def as_json(cal: Calibration) -> dict:
@@ -112,6 +156,7 @@ def as_json(cal: Calibration) -> dict:
         "undetermined": [f.label for f in cal.selection.undetermined],
         "by_kind": by_kind(cal),
         "by_kind_holdout": by_kind(cal, holdout=True),
+        "by_publication": by_publication(cal),
         "points": [{
             "file": p.case.file.rsplit("/", 1)[-1], "publication": p.case.publication, "point": p.case.point.point,
             "key": p.case.point.key, "kind": p.kind, "holdout": p.case.point.holdout,
