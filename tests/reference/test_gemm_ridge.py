@@ -2,7 +2,7 @@
 to (docs/serving.md "Factors"; catalog/efficiency.yaml gemm_ridge_p_fp8 / gemm_ridge_p_bf16).
 
 Model of one GEMM of M x K by K x N: t_mem = bytes/(HBM x decode_hbm_efficiency), t_comp =
-2MNK/(peak x gemm_efficiency), t = (t_mem^p + t_comp^p)^(1/p). Only p is fitted; the two
+2MNK/(peak x serving_gemm_efficiency), t = (t_mem^p + t_comp^p)^(1/p). Only p is fitted; the two
 efficiencies are the catalogue's.
 """
 
@@ -45,7 +45,7 @@ def _bounds(row, hw, *, in_bytes, out_bytes, peak_TFLOPS):
     flops = 2.0 * g * m * n * k
     nbytes = g * (in_bytes * (m * k + k * n) + out_bytes * m * n)
     t_mem = nbytes / (hw["hbm_bw_GBps"] * GB * hw["decode_hbm_efficiency"])
-    t_comp = flops / (peak_TFLOPS * TERA * hw["gemm_efficiency"])
+    t_comp = flops / (peak_TFLOPS * TERA * hw["serving_gemm_efficiency"])
     return t_mem, t_comp, flops / (row[4] * TERA)
 
 

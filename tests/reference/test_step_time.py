@@ -356,6 +356,7 @@ GOOD = """- gpu: h100
   network_latency_us: 20
   gemm_ridge_p_bf16: 8.7
   gemm_ridge_p_fp8: 1.53
+  serving_gemm_efficiency: 0.65
 """
 
 

@@ -169,7 +169,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "srv_decode_Bps": bw,
         "srv_fp8_TFLOPS": hw["fp8_TFLOPS"],
         "srv_linear_TFLOPS": dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision),
-        "srv_linear_FLOPS": dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA * hw["gemm_efficiency"],
+        "srv_linear_FLOPS": (dt.compute_peak_TFLOPS(hw, weight_precision=inf.weight_precision) * TERA
+                             * hw["serving_gemm_efficiency"]),
         "srv_gemm_ridge_p": dt.gemm_ridge_p(hw, weight_precision=inf.weight_precision),
         "srv_attn_FLOPS": hw["peak_TFLOPS"] * TERA * hw["attention_efficiency"],
         "srv_layer_kind": float(["dense", "moe", "mla_moe"].index(kind) + 1),

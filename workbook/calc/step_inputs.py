@@ -31,7 +31,7 @@ NIC_INPUTS = frozenset({"nic_Gbps", "nics_per_node"})
 #: the causal half of the score matrix that FlashAttention computes (step_time attention_mask_frac)
 CAUSAL_MASK_FRAC = 0.5
 
-_EFF = [("gemm_efficiency", "fraction", "Sustained matmul FLOP/s / dense BF16 peak"),
+_EFF = [("gemm_efficiency", "fraction", "Sustained matmul FLOP/s / dense BF16 peak in end-to-end training"),
         ("attention_efficiency", "fraction", "FlashAttention forward + backward FLOP/s / dense BF16 peak"),
         ("hbm_efficiency", "fraction", "Achieved streaming bandwidth / HBM peak"),
         ("nvlink_efficiency", "fraction", "Collective bus bandwidth / one-direction NVLink (PCIe without NVLink)"),
@@ -39,6 +39,7 @@ _EFF = [("gemm_efficiency", "fraction", "Sustained matmul FLOP/s / dense BF16 pe
         ("nic_GBps_per_gpu", "GB/s", "Scale-out NIC per GPU of a typical system, one direction"),
         ("nvlink_latency_us", "us", "Latency of one intra-node collective"),
         ("network_latency_us", "us", "Latency of one inter-node collective"),
+        ("serving_gemm_efficiency", "fraction", "Serving GEMM compute ceiling: large-GEMM FLOP/s / dense BF16 peak"),
         ("gemm_ridge_p_bf16", "exponent", "Smooth-roofline exponent p of a BF16 GEMM (serving models)"),
         ("gemm_ridge_p_fp8", "exponent", "Smooth-roofline exponent p of an FP8 (W8A8) GEMM (serving models)")]
 _S = "docs/step_time.md"

@@ -51,8 +51,9 @@ _KIND_RULES: tuple[tuple[str, str], ...] = (
 #: the two models the kinds belong to: the training step model and the serving models. ``validate --cv``
 #: fits the training kinds' factors on the training points (as the shipped calibration does,
 #: catalog/calibration/shipped.yaml), then the serving kinds' other factors on the serving points with those
-#: held (run.calibrate ``by_domain``): the serving models read the GPU's GEMM and attention efficiency as
-#: the training points set them, and their errors do not move the training predictions.
+#: held (run.calibrate ``by_domain``): the serving models read the GPU's attention efficiency as the training
+#: points set it (their GEMM ceiling is a field of its own, serving_gemm_efficiency), and their errors do not move
+#: the training predictions.
 DOMAINS: dict[str, tuple[str, ...]] = {
     "training": ("counts", "memory", "step_time", "gpu_hours"),
     "serving": ("ttft", "tpot", "serving_throughput", "kv_capacity"),
@@ -89,7 +90,8 @@ class FactorSpec:
 
 
 _SPECS: tuple[FactorSpec, ...] = (
-    FactorSpec("efficiency", "gemm_efficiency", 0.2, 0.95, 0.25, "sustained matmul FLOP/s / BF16 peak"),
+    FactorSpec("efficiency", "gemm_efficiency", 0.2, 0.95, 0.25, "sustained matmul FLOP/s / BF16 peak in training"),
+    FactorSpec("efficiency", "serving_gemm_efficiency", 0.2, 0.95, 0.25, "serving GEMM compute ceiling / BF16 peak"),
     FactorSpec("efficiency", "attention_efficiency", 0.1, 0.95, 0.25, "fused attention FLOP/s / BF16 peak"),
     FactorSpec("efficiency", "hbm_efficiency", 0.3, 1.0, 0.15, "streaming bandwidth / HBM peak"),
     FactorSpec("efficiency", "nvlink_efficiency", 0.3, 1.0, 0.2, "collective bus bandwidth / one-way NVLink"),
@@ -117,9 +119,9 @@ KIND_FACTORS: dict[str, tuple[str, ...]] = {
     "memory": (),
     "step_time": _TRAIN,
     "gpu_hours": _TRAIN,
-    "ttft": _TRAIN,
+    "ttft": ("efficiency.serving_gemm_efficiency", "efficiency.attention_efficiency"),
     "tpot": _DECODE,
-    "serving_throughput": ("efficiency.gemm_efficiency",) + _DECODE,
+    "serving_throughput": ("efficiency.serving_gemm_efficiency",) + _DECODE,
     "kv_capacity": (),
 }
 

@@ -161,9 +161,13 @@ class GpuEfficiency(BaseModel):
     gpu: str = Field(..., pattern=ID_PATTERN, max_length=64, description="GPU id in catalog/gpus.yaml")
     compute_as: Optional[str] = Field(
         None, pattern=ID_PATTERN, max_length=64,
-        description="GPU id whose compute die this GPU shares (the same SMs and kernels): its gemm_efficiency and "
-                    "attention_efficiency must equal that GPU's, and calibration fits them once for both")
-    gemm_efficiency: float = Field(..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak")
+        description="GPU id whose compute die this GPU shares (the same SMs and kernels): its gemm_efficiency, "
+                    "attention_efficiency and serving_gemm_efficiency must equal that GPU's, and calibration fits them once for both")
+    gemm_efficiency: float = Field(
+        ..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak in end-to-end training (the step model)")
+    serving_gemm_efficiency: float = Field(
+        ..., gt=0, le=1, description="the serving models' GEMM compute ceiling: large-GEMM FLOP/s / dense BF16 peak "
+                                     "(0.83 x MAMF), against which gemm_ridge_p_* were fitted")
     attention_efficiency: float = Field(
         ..., gt=0, le=1, description="fused (Flash) attention forward+backward FLOP/s / dense BF16 peak")
     hbm_efficiency: float = Field(..., gt=0, le=1, description="achieved streaming bandwidth / HBM peak")
@@ -192,7 +196,7 @@ class GpuEfficiency(BaseModel):
 
 
 #: the efficiency fields that belong to the compute die: equal for GPUs tied by ``compute_as``
-COMPUTE_FIELDS: tuple[str, ...] = ("gemm_efficiency", "attention_efficiency")
+COMPUTE_FIELDS: tuple[str, ...] = ("gemm_efficiency", "attention_efficiency", "serving_gemm_efficiency")
 
 
 def compute_record(efficiency: dict[str, GpuEfficiency], gpu_id: str) -> str:

@@ -29,7 +29,7 @@ d_qk + d_v = r_kv + d_rope + r_kv). W_read also counts the activations, n·L·(1
 Every kernel boundary costs t_launch_graph on the GPU (the cost inside a CUDA graph). Without CUDA
 graphs (or above the largest captured batch) every op is also launched from the CPU:
 t_cpu_launch = L·k_all·t_eager, and the GPU waits for it when it is the longer. e_dec is the device's
-decode weight-streaming efficiency, e_gemm / e_attn the GPU's matmul and attention efficiencies
+decode weight-streaming efficiency, e_gemm / e_attn the GPU's serving GEMM ceiling (serving_gemm_efficiency) and attention efficiency
 (efficiency.yaml), the rest engine-profile factors (engines.yaml). TPOT = t_step / tokens accepted
 per step.
 
@@ -105,6 +105,7 @@ def serving_hardware(*, gpu: Any, efficiency: Any, device: Any) -> dict[str, flo
         "gpus_per_node": gpu.gpus_per_node,
         "sm_count": gpu.sm_count,
         "gemm_efficiency": efficiency.gemm_efficiency,
+        "serving_gemm_efficiency": efficiency.serving_gemm_efficiency,
         "attention_efficiency": efficiency.attention_efficiency,
         "hbm_efficiency": efficiency.hbm_efficiency,
         "nvlink_efficiency": efficiency.nvlink_efficiency,
@@ -324,7 +325,8 @@ def _decode_pass(shape: ModelShape, *, batch: float, context_tokens: float, hw: 
     act = n * L * (ACT_PASSES_D * shape.d_model + ACT_PASSES_FFN * ffn_local) * act_bytes
     t_mem_gemm = (wr["total"] + act) / bw
     f_gemm = decode_gemm_FLOPs(shape, query_tokens=n, tp=tp, ep=ep)
-    t_comp_gemm = f_gemm / (compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"])
+    t_comp_gemm = f_gemm / (compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA
+                           * hw["serving_gemm_efficiency"])
     t_gemm = gemm_time_s(memory_s=t_mem_gemm, compute_s=t_comp_gemm,
                          ridge_p=gemm_ridge_p(hw, weight_precision=weight_precision))
 

@@ -290,7 +290,7 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     kind = layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]
     bw_w = decode_Bps(hw)  # the weights stream as decode's skinny GEMMs do (module docstring, "Small shapes")
-    peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
+    peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["serving_gemm_efficiency"]
     ridge_p = gemm_ridge_p(hw, weight_precision=weight_precision)
     f_tok = linear_FLOPs_per_token(shape, tp=tp, ep=ep)
     f_head = 2.0 * shape.d_model * shape.vocab / tp * batch
@@ -367,7 +367,7 @@ def marginal_prefill_s_per_token(shape: ModelShape, *, prompt_tokens: float, hw:
     non-absorbed), its all-reduce bytes and the share of its EP all-to-all that costs time,
     max(1 − o, f)·t_a2a (what is not hidden, or the SMs the exchange holds). The weight-read floor is the decode step's; no cached prefix, so no MLA re-expansion."""
     _pos(prompt_tokens=prompt_tokens)
-    peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["gemm_efficiency"]
+    peak_lin = compute_peak_TFLOPS(hw, weight_precision=weight_precision) * TERA * hw["serving_gemm_efficiency"]
     lin = linear_FLOPs_per_token(shape, tp=tp, ep=ep) / peak_lin
     attn = causal_attention_FLOPs(shape, prompt_tokens=prompt_tokens, tp=tp) / prompt_tokens / (
         hw["peak_TFLOPS"] * TERA * hw["attention_efficiency"])

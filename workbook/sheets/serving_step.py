@@ -94,7 +94,7 @@ ITEMS = {
     "srv_fp8_TFLOPS": "=IF({gpu_fp8_dense_TFLOPS}>0,{gpu_fp8_dense_TFLOPS},{gpu_bf16_dense_TFLOPS})",
     "srv_linear_TFLOPS": '=IF(OR({inference.weight_precision}="fp8",{inference.weight_precision}="int8"),'
     "{srv_fp8_TFLOPS},{gpu_bf16_dense_TFLOPS})",
-    "srv_linear_FLOPS": "={srv_linear_TFLOPS}*c_tera*{eff_gemm_efficiency}",
+    "srv_linear_FLOPS": "={srv_linear_TFLOPS}*c_tera*{eff_serving_gemm_efficiency}",
     "srv_gemm_ridge_p": '=IF(OR({inference.weight_precision}="fp8",{inference.weight_precision}="int8"),'
     "{eff_gemm_ridge_p_fp8},{eff_gemm_ridge_p_bf16})",
     "srv_attn_FLOPS": "={gpu_bf16_dense_TFLOPS}*c_tera*{eff_attention_efficiency}",
