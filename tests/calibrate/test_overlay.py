@@ -60,3 +60,25 @@ def test_a_profile_twice_in_an_overlay_is_refused(tmp_path):
     with pytest.raises(InputError) as e:
         load_catalog_dir(tmp_path)
     assert "engines.yaml" in str(e.value) and "duplicate id 'vllm-0.10'" in str(e.value)
+
+
+def test_an_overlay_record_without_a_newer_field_keeps_the_shipped_value(tmp_path):
+    """An overlay written before serving_gemm_efficiency existed still loads: the fields its record leaves out keep
+    the shipped record's values; the fields it has replace them, and bad ones are still refused by line."""
+    cat = load_catalog()
+    write_overlay(tmp_path, cat, {Factor("efficiency.gemm_efficiency", "a100-80gb"): 0.61}, source="old overlay",
+                  as_of=dt.date(2026, 11, 30), note="fit: 1 point")
+    path = tmp_path / "efficiency.yaml"
+    recs = yaml.safe_load(path.read_text())
+    for rec in recs:
+        rec.pop("serving_gemm_efficiency")
+    path.write_text(yaml.safe_dump(recs, sort_keys=False))
+    merged = load_catalog_dir(tmp_path)
+    for gpu in ("a100-80gb", "a100-40gb", "a800"):
+        assert merged.efficiency[gpu].gemm_efficiency == 0.61
+        assert merged.efficiency[gpu].serving_gemm_efficiency == cat.efficiency[gpu].serving_gemm_efficiency
+    recs[0]["hbm_efficiency"] = 1.5
+    path.write_text(yaml.safe_dump(recs, sort_keys=False))
+    with pytest.raises(InputError) as e:
+        load_catalog_dir(tmp_path)
+    assert "efficiency.yaml" in str(e.value) and "hbm_efficiency" in str(e.value)

@@ -2,8 +2,9 @@
 
 A folder given to ``--catalog`` that has no gpus.yaml is an overlay: its efficiency.yaml (records by
 gpu), engines.yaml (``devices`` by gpu, ``profiles`` by id), models.yaml and defaults.yaml records
-replace the shipped records of the same id or are added. Each record is whole and validated as in the
-shipped file. ``workbook calibrate -o DIR`` writes one (:func:`write_overlay`).
+replace the shipped records of the same id or are added, validated as in the shipped file. An efficiency
+record of a GPU the shipped file has may leave fields out: they keep the shipped record's values (an overlay
+written before a field was added still loads). ``workbook calibrate -o DIR`` writes one (:func:`write_overlay`).
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def load_overlay(folder: Path, base=None):
         update["defaults"] = Defaults(records=recs)
     if (folder / "efficiency.yaml").exists():
         path = folder / "efficiency.yaml"
-        recs = load_records(path, GpuEfficiency, id_field="gpu")
+        recs = load_records(path, GpuEfficiency, id_field="gpu", base=cat.efficiency)
         _, lines = load_yaml(path)
         for i, gid in enumerate(recs):
             _known(path, lines, i, "gpu", gid, cat.gpus)

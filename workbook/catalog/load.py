@@ -19,11 +19,14 @@ DEFAULT_DIR = Path(__file__).resolve().parents[2] / "catalog"
 R = TypeVar("R", bound=BaseModel)
 
 
-def load_records(path: str | Path, cls: type[R], id_field: str = "id") -> dict[str, R]:
+def load_records(path: str | Path, cls: type[R], id_field: str = "id",
+                 base: dict[str, R] | None = None) -> dict[str, R]:
     """Validate a YAML list of records of one kind; id -> record.
 
     InputError on any problem, naming the file, the record by its id and the field, and listing every
-    problem of every record (unknown fields first, with the closest known name).
+    problem of every record (unknown fields first, with the closest known name). With ``base`` (a catalogue
+    overlay's file over the shipped records), a record whose id is in ``base`` may leave fields out: they keep
+    the base record's values (an overlay written before a field existed still loads).
     """
     path = Path(path)
     data, lines = load_yaml(path)
@@ -37,6 +40,9 @@ def load_records(path: str | Path, cls: type[R], id_field: str = "id") -> dict[s
         if not isinstance(item, dict):
             problems.append(Problem(line_of(lines, (i,)), label, "expected a record (a mapping of fields)"))
             continue
+        rid0 = item.get(id_field)
+        if base is not None and isinstance(rid0, str) and rid0 in base:
+            item = {**base[rid0].model_dump(mode="json"), **item}
         try:
             rec = cls.model_validate(item)
         except ValidationError as exc:
