@@ -1,6 +1,7 @@
-"""The two GEMM efficiencies of a GPU (catalog/efficiency.yaml): ``gemm_efficiency`` is the training step model's
-end-to-end value (calibrated on training runs), ``serving_gemm_efficiency`` the serving models' GEMM compute ceiling
-(never fitted). Each moves its own model's numbers and not the other's (docs/validation.md "The shipped factors")."""
+"""The GEMM efficiencies of a GPU (catalog/efficiency.yaml): ``gemm_efficiency`` is the training step model's
+end-to-end BF16 value (calibrated on training runs), ``fp8_gemm_efficiency`` that of an FP8 recipe's layer GEMMs (of
+the FP8 peak; left out on a GPU without FP8 units), ``serving_gemm_efficiency`` the serving models' GEMM compute
+ceiling (never fitted). Each moves its own numbers and not the others' (docs/validation.md "The shipped factors")."""
 
 from __future__ import annotations
 
@@ -64,3 +65,34 @@ def test_a_die_shares_its_ceiling():
     for gpu, rec in CATALOG.efficiency.items():
         if rec.compute_as:
             assert rec.serving_gemm_efficiency == CATALOG.efficiency[rec.compute_as].serving_gemm_efficiency, gpu
+
+
+def test_fp8_training_reads_its_own_factor_and_bf16_does_not(training):
+    """A BF16 plan does not move with fp8_gemm_efficiency; an FP8 plan's layer GEMMs run at FP8 peak x recipe rate x
+    fp8_gemm_efficiency, and its LM head (BF16) still at gemm_efficiency."""
+    gpu = training.gpu
+    fp8 = training.model_copy(update={"training": training.training.model_copy(update={"precision": "fp8"})})
+    base16, base8 = calc.compute(training, CATALOG), calc.compute(fp8, CATALOG)
+    moved = _with("fp8_gemm_efficiency", gpu, 0.5)
+    assert calc.compute(training, moved)["st_step_s"] == base16["st_step_s"]
+    f8 = calc.compute(fp8, moved)
+    assert f8["st_layer_gemm_FLOPS"] == pytest.approx(base8["st_layer_gemm_FLOPS"] / 2)
+    assert f8["st_gemm_FLOPS"] == base8["st_gemm_FLOPS"]
+    assert f8["st_step_s"] > base8["st_step_s"]
+
+
+def test_a_gpu_without_fp8_units_leaves_the_fp8_factor_out():
+    """gpus.yaml gives the A100 no FP8 peak: its record has no fp8_gemm_efficiency, and the loader refuses one (and
+    refuses a GPU with an FP8 peak whose record leaves it out)."""
+    from workbook.catalog.efficiency import check_fp8_fields
+    from workbook.errors import InputError
+
+    assert CATALOG.efficiency["a100-80gb"].fp8_gemm_efficiency is None
+    assert all((rec.fp8_gemm_efficiency is None) == (CATALOG.gpus[g].fp8_dense_TFLOPS is None)
+               for g, rec in CATALOG.efficiency.items())
+    bad = {"a100-80gb": CATALOG.efficiency["a100-80gb"].model_copy(update={"fp8_gemm_efficiency": 0.7})}
+    with pytest.raises(InputError, match="no FP8 peak"):
+        check_fp8_fields(bad, CATALOG.gpus, "efficiency.yaml")
+    missing = {"h100": CATALOG.efficiency["h100"].model_copy(update={"fp8_gemm_efficiency": None})}
+    with pytest.raises(InputError, match="fp8_gemm_efficiency is missing"):
+        check_fp8_fields(missing, CATALOG.gpus, "efficiency.yaml")

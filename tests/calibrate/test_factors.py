@@ -60,7 +60,11 @@ def test_a_compute_die_factor_is_one_factor_for_every_gpu_on_the_die():
 
     cat = load_catalog()
     labels = {f.label for f in factors_of("step_time", "h800", None, cat)}
-    assert labels == {"efficiency[h100].gemm_efficiency", "efficiency[h100].attention_efficiency"}
+    assert labels == {"efficiency[h100].gemm_efficiency", "efficiency[h100].attention_efficiency",
+                      "efficiency[h100].fp8_gemm_efficiency"}
+    # a GPU without FP8 units has no FP8 GEMM factor (the field is left out of its record)
+    assert {f.label for f in factors_of("step_time", "a800", None, cat)} == {
+        "efficiency[a100-80gb].gemm_efficiency", "efficiency[a100-80gb].attention_efficiency"}
     attn = Factor("efficiency.attention_efficiency", "h100")
     eff, _ = records_with(cat, "h200", {attn: 0.3})
     assert eff.attention_efficiency == 0.3

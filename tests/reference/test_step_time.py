@@ -357,6 +357,7 @@ GOOD = """- gpu: h100
   gemm_ridge_p_bf16: 8.7
   gemm_ridge_p_fp8: 1.53
   serving_gemm_efficiency: 0.65
+  fp8_gemm_efficiency: 0.66
 """
 
 
@@ -409,7 +410,7 @@ _MEMO_CHANGES = {"layers": 16, "d_model": 4608, "d_ff": 16384, "n_heads": 16, "n
                  "gpus_per_node": 4, "gemm_efficiency": 0.5, "attention_efficiency": 0.3, "hbm_efficiency": 0.5,
                  "nvlink_efficiency": 0.5, "network_efficiency": 0.5, "nvlink_latency_s": 1e-4,
                  "network_latency_s": 1e-3, "fp8_recipe": "rowwise", "fp8_peak_TFLOPS": 1000.0,
-                 "reshard_after_forward": False, "elementwise_bytes_factor": 3.0,
+                 "reshard_after_forward": False, "elementwise_bytes_factor": 3.0, "fp8_gemm_efficiency": 0.4,
                  "gemm_ridge_p": 2.0}
 
 

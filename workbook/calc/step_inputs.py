@@ -32,6 +32,7 @@ NIC_INPUTS = frozenset({"nic_Gbps", "nics_per_node"})
 CAUSAL_MASK_FRAC = 0.5
 
 _EFF = [("gemm_efficiency", "fraction", "Sustained matmul FLOP/s / dense BF16 peak in end-to-end training"),
+        ("fp8_gemm_efficiency", "fraction", "Sustained FP8 matmul FLOP/s / dense FP8 peak in end-to-end FP8 training"),
         ("attention_efficiency", "fraction", "FlashAttention forward + backward FLOP/s / dense BF16 peak"),
         ("hbm_efficiency", "fraction", "Achieved streaming bandwidth / HBM peak"),
         ("nvlink_efficiency", "fraction", "Collective bus bandwidth / one-direction NVLink (PCIe without NVLink)"),
@@ -52,6 +53,8 @@ QUANTITIES = [
     Q("st_fw_elem_factor", "x", "Framework: element-wise HBM bytes vs Megatron's fused kernels",
       "catalog/frameworks.yaml"),
     Q("st_gemm_efficiency", "fraction", "Matmul efficiency in use: the GPU's x the framework's factor", _S),
+    Q("st_fp8_gemm_efficiency", "fraction", "FP8 matmul efficiency: the GPU's x the framework's factor (0: no FP8 units)",
+      _S),
     Q("st_attention_efficiency", "fraction", "Attention efficiency in use: the GPU's x the framework's factor", _S),
     Q("st_peak_TFLOPS", "TFLOPS", "Dense BF16 peak the step model computes at", _S),
     Q("st_gemm_FLOPS", "FLOP/s", "Sustained BF16 matmul rate: peak x matmul efficiency (LM head; layers in BF16)", _S),
@@ -143,6 +146,8 @@ def step_kwargs(ctx: Context) -> dict[str, Any]:
     fw = shipped_frameworks()[t.framework]
     hw = hardware(ctx)
     hw["gemm_efficiency"] *= fw.gemm_efficiency_factor
+    if hw["fp8_gemm_efficiency"] is not None:
+        hw["fp8_gemm_efficiency"] *= fw.gemm_efficiency_factor
     hw["attention_efficiency"] *= fw.attention_efficiency_factor
     grad_b = BYTES_PER_ELEMENT[t.grad_precision]
     weight_b = fp8.recipe(recipe).weight_bytes if recipe else BYTES_PER_ELEMENT[t.precision]
@@ -189,7 +194,7 @@ def compute(ctx: Context) -> dict[str, float]:
     dp = kw["dp"]
     lps = math.ceil(m.layers / t.pp)
     mla = m.attention == "mla"
-    out = {f"eff_{f}": float(getattr(ctx.eff, f)) for f, _, _ in _EFF}
+    out = {f"eff_{f}": float(getattr(ctx.eff, f) or 0.0) for f, _, _ in _EFF}  # blank (no FP8) reads 0
     fw = shipped_frameworks()[t.framework]
     recipe = fp8.recipe(fp8_recipe_name(t))
     on = kw["fp8_recipe"] is not None
@@ -201,6 +206,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_fw_attn_factor": fw.attention_efficiency_factor,
         "st_fw_elem_factor": fw.elementwise_bytes_factor,
         "st_gemm_efficiency": kw["gemm_efficiency"],
+        "st_fp8_gemm_efficiency": (ctx.eff.fp8_gemm_efficiency or 0.0) * fw.gemm_efficiency_factor,
         "st_attention_efficiency": kw["attention_efficiency"],
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],
@@ -210,7 +216,8 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_fp8_cast_bytes": recipe.cast_bytes_per_elem,
         "st_fp8_gemm_peak_TFLOPS": fp8_peak,
         "st_layer_gemm_peak_TFLOPS": layer_peak,
-        "st_layer_gemm_FLOPS": layer_peak * TERA * kw["gemm_efficiency"],
+        "st_layer_gemm_FLOPS": layer_peak * TERA * (kw["fp8_gemm_efficiency"] if on and kw["fp8_peak_TFLOPS"]
+                                                    else kw["gemm_efficiency"]),
         "st_attn_FLOPS": kw["peak_TFLOPS"] * TERA * (kw["attention_efficiency"] if flash else kw["gemm_efficiency"]),
         "st_hbm_Bps": kw["hbm_bw_GBps"] * GB * kw["hbm_efficiency"],
         "st_link_GBps": kw["nvlink_GBps"],

@@ -91,6 +91,7 @@ class FactorSpec:
 
 _SPECS: tuple[FactorSpec, ...] = (
     FactorSpec("efficiency", "gemm_efficiency", 0.2, 0.95, 0.25, "sustained matmul FLOP/s / BF16 peak in training"),
+    FactorSpec("efficiency", "fp8_gemm_efficiency", 0.2, 0.95, 0.25, "FP8 matmul FLOP/s / FP8 peak in training"),
     FactorSpec("efficiency", "serving_gemm_efficiency", 0.2, 0.95, 0.25, "serving GEMM compute ceiling / BF16 peak"),
     FactorSpec("efficiency", "attention_efficiency", 0.1, 0.95, 0.25, "fused attention FLOP/s / BF16 peak"),
     FactorSpec("efficiency", "hbm_efficiency", 0.3, 1.0, 0.15, "streaming bandwidth / HBM peak"),
@@ -108,7 +109,7 @@ _SPECS: tuple[FactorSpec, ...] = (
 #: spec name -> spec
 SPECS: dict[str, FactorSpec] = {s.name: s for s in _SPECS}
 
-_TRAIN = ("efficiency.gemm_efficiency", "efficiency.attention_efficiency")
+_TRAIN = ("efficiency.gemm_efficiency", "efficiency.attention_efficiency", "efficiency.fp8_gemm_efficiency")
 _DECODE = ("device.decode_hbm_efficiency", "efficiency.hbm_efficiency", "engine.cpu_overhead_frac",
            "engine.cpu_per_seq_us")
 
@@ -202,9 +203,16 @@ def factors_of(kind: str, gpu_id: str, engine_id: str | None, catalog, *, option
     for name in names:
         table = SPECS[name].table
         record = engine_id if table == "engine" else record_of(catalog, name, gpu_id)
-        if record is not None and _has_record(catalog, table, record):
+        if record is not None and _has_record(catalog, table, record) and _applies(catalog, table, record, name):
             out.append(Factor(name, record))
     return out
+
+
+def _applies(catalog, table: str, record: str, name: str) -> bool:
+    """A field the record leaves out (fp8_gemm_efficiency of a GPU without FP8) is no factor of it."""
+    if table != "efficiency":
+        return True
+    return getattr(catalog.efficiency[record], SPECS[name].field) is not None
 
 
 def parse_factor(text: str) -> tuple[str, str | None]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from workbook.catalog.efficiency import check_compute_ties
+from workbook.catalog.efficiency import check_compute_ties, check_fp8_fields
 from workbook.catalog.load import DEFAULT_DIR, load_catalog, load_records
 from workbook.catalog.models import DefaultValue, Defaults, GpuEfficiency, Model
 from workbook.catalog.yamlio import line_of, load_yaml
@@ -72,6 +72,7 @@ def load_overlay(folder: Path, base=None):
             _known(path, lines, i, "gpu", gid, cat.gpus)
         update["efficiency"] = {**cat.efficiency, **recs}
         check_compute_ties(update["efficiency"], path)
+        check_fp8_fields(update["efficiency"], cat.gpus, path)
     if (folder / "engines.yaml").exists():
         part = load_engines(folder / "engines.yaml", gpu_ids=cat.gpus, partial=True)
         base_eng = cat.engines

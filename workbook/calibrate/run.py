@@ -72,6 +72,10 @@ def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[
             except InputError:
                 raise InputError(f"factor {f.label}: the catalogue has no such record", field="--factors",
                                  expected="a GPU id of efficiency.yaml / a device or profile of engines.yaml") from None
+            except TypeError:
+                raise InputError(f"factor {f.label}: the record leaves this field out (fp8_gemm_efficiency of a GPU "
+                                 "without FP8 units)", field="--factors",
+                                 expected="a factor the record has") from None
             out.add(f)
     return ordered(out)
 

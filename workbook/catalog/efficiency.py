@@ -18,7 +18,7 @@ from workbook.errors import InputError
 #: the file name inside the catalogue folder
 EFFICIENCY_FILE = "efficiency.yaml"
 
-__all__ = ["EFFICIENCY_FILE", "GpuEfficiency", "check_compute_ties", "load_efficiency"]
+__all__ = ["EFFICIENCY_FILE", "GpuEfficiency", "check_compute_ties", "check_fp8_fields", "load_efficiency"]
 
 #: two values of a tied field closer than this are equal (efficiency.yaml writes 4 significant digits)
 TIE_TOLERANCE = 1e-9
@@ -51,7 +51,40 @@ def load_efficiency(path: str | Path | None = None, *,
                 "values ...\"` (plans then list it as an assumption) or run `workbook catalog add-gpu` for the "
                 "template", file=str(path), field="gpu")
     check_compute_ties(records, path)
+    if isinstance(gpu_ids, dict):
+        check_fp8_fields(records, gpu_ids, path)
     return records
+
+
+def _num(v: float | None) -> str:
+    return "left out" if v is None else f"{v:g}"
+
+
+def check_fp8_fields(records: dict[str, GpuEfficiency], gpus: dict, path: str | Path) -> None:
+    """fp8_gemm_efficiency is given exactly where gpus.yaml gives the GPU an FP8 peak: InputError naming the file,
+    line, record and field otherwise (on a GPU without FP8 an FP8 recipe's GEMMs are BF16 GEMMs at gemm_efficiency,
+    so a value there would move nothing)."""
+    path = Path(path)
+    data, lines = None, {}
+    for gid, rec in records.items():
+        gpu = gpus.get(gid)
+        if gpu is None:
+            continue
+        has_fp8 = getattr(gpu, "fp8_dense_TFLOPS", None) is not None
+        if has_fp8 == (rec.fp8_gemm_efficiency is not None):
+            continue
+        if data is None:
+            data, lines = load_yaml(path) if path.exists() else ([], {})
+        i = next((k for k, d in enumerate(data or []) if isinstance(d, dict) and d.get("gpu") == gid), -1)
+        if has_fp8:
+            raise InputError(f"{gid}.fp8_gemm_efficiency is missing: gpus.yaml gives {gid} an FP8 peak, so FP8 training "
+                             "plans need the fraction of it their GEMMs sustain", file=str(path),
+                             line=line_of(lines, (i, "gpu")) if i >= 0 else None, field=f"{gid}.fp8_gemm_efficiency",
+                             expected="0 < x <= 1 (gemm_efficiency's value when nothing better is known)")
+        raise InputError(f"{gid}.fp8_gemm_efficiency is given but gpus.yaml gives {gid} no FP8 peak: its FP8 recipes run "
+                         "BF16 GEMMs at gemm_efficiency, so the value would move nothing", file=str(path),
+                         line=line_of(lines, (i, "fp8_gemm_efficiency")) if i >= 0 else None,
+                         field=f"{gid}.fp8_gemm_efficiency", expected="left out")
 
 
 def check_compute_ties(records: dict[str, GpuEfficiency], path: str | Path) -> None:
@@ -72,7 +105,7 @@ def check_compute_ties(records: dict[str, GpuEfficiency], path: str | Path) -> N
                              field=f"{gid}.compute_as", expected="the id of another record without compute_as")
         for fld in COMPUTE_FIELDS:
             mine, theirs = getattr(rec, fld), getattr(target, fld)
-            if abs(mine - theirs) > TIE_TOLERANCE:
-                raise InputError(f"{gid}.{fld} is {mine:g} but {gid} has compute_as: {target.gpu} (the same compute "
-                                 f"die), whose {fld} is {theirs:g}", file=str(path), line=line_of(lines, (i, fld)) if i >= 0 else None,
-                                 field=f"{gid}.{fld}", expected=f"{theirs:g}, or no compute_as")
+            if (mine is None) != (theirs is None) or (mine is not None and abs(mine - theirs) > TIE_TOLERANCE):
+                raise InputError(f"{gid}.{fld} is {_num(mine)} but {gid} has compute_as: {target.gpu} (the same "
+                                 f"compute die), whose {fld} is {_num(theirs)}", file=str(path), line=line_of(lines, (i, fld)) if i >= 0 else None,
+                                 field=f"{gid}.{fld}", expected=f"{_num(theirs)}, or no compute_as")

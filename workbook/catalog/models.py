@@ -162,9 +162,13 @@ class GpuEfficiency(BaseModel):
     compute_as: Optional[str] = Field(
         None, pattern=ID_PATTERN, max_length=64,
         description="GPU id whose compute die this GPU shares (the same SMs and kernels): its gemm_efficiency, "
-                    "attention_efficiency and serving_gemm_efficiency must equal that GPU's, and calibration fits them once for both")
+                    "fp8_gemm_efficiency, attention_efficiency and serving_gemm_efficiency must equal that GPU's, and calibration fits them once for both")
     gemm_efficiency: float = Field(
         ..., gt=0, le=1, description="sustained matmul FLOP/s / dense BF16 peak in end-to-end training (the step model)")
+    fp8_gemm_efficiency: Optional[float] = Field(
+        None, gt=0, le=1, description="sustained FP8 matmul FLOP/s / dense FP8 peak in end-to-end FP8 training (the step "
+                                      "model's layer GEMMs under an FP8 recipe); required where gpus.yaml gives an FP8 "
+                                      "peak, left out where it does not (an FP8 recipe's GEMMs there are BF16 GEMMs)")
     serving_gemm_efficiency: float = Field(
         ..., gt=0, le=1, description="the serving models' GEMM compute ceiling: large-GEMM FLOP/s / dense BF16 peak "
                                      "(0.83 x MAMF), against which gemm_ridge_p_* were fitted")
@@ -196,7 +200,8 @@ class GpuEfficiency(BaseModel):
 
 
 #: the efficiency fields that belong to the compute die: equal for GPUs tied by ``compute_as``
-COMPUTE_FIELDS: tuple[str, ...] = ("gemm_efficiency", "attention_efficiency", "serving_gemm_efficiency")
+COMPUTE_FIELDS: tuple[str, ...] = ("gemm_efficiency", "fp8_gemm_efficiency", "attention_efficiency",
+                                   "serving_gemm_efficiency")
 
 
 def compute_record(efficiency: dict[str, GpuEfficiency], gpu_id: str) -> str:

@@ -333,6 +333,7 @@ def stage_terms(
     network_efficiency: float,
     nvlink_latency_s: float = 0.0,
     network_latency_s: float = 0.0,
+    fp8_gemm_efficiency: float | None = None,
 ) -> dict[str, Any]:
     """Everything of one training step that depends neither on DP, nor on the number of micro-batches,
     nor on the ZeRO stage: the keywords of :func:`step_time` but those three, checked, and by name the
@@ -415,7 +416,11 @@ def stage_terms(
         t_cast = tokens_mb * gemm_io_tok / shard * (FWD_UNITS + FWD_UNITS + rc["gemm"]) * rec.cast_bytes_per_elem / bw_hbm
 
     # ---- time per layer per micro-batch per GPU (fwd + bwd + recompute)
-    t_gemm_comp = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * gemm_efficiency)
+    # an FP8 recipe's layer GEMMs at their own end-to-end efficiency (fp8_gemm_efficiency; default: the BF16 one)
+    # (a GPU without FP8 units runs them as BF16 GEMMs: gemm_efficiency)
+    fp8_units = fp8_recipe is not None and bool(fp8_peak_TFLOPS) and fp8_gemm_efficiency is not None
+    layer_eff = fp8_gemm_efficiency if fp8_units else gemm_efficiency
+    t_gemm_comp = gemm_fwd / shard * (mb_units + rc["gemm"]) / (gemm_peak * layer_eff)
     # shape: the layer GEMMs' HBM traffic (their weights on this GPU and their activation operands in and
     # out) against their FLOPs on the serving models' smooth roofline (decode_time.gemm_time_s, p fitted to
     # GEMM tables); small token counts per micro-batch and TP-split matrices approach the memory bound
@@ -693,6 +698,7 @@ def hardware_from_catalog(*, gpu: Any, efficiency: Any, nic_Gbps: float | None =
         "nic_GBps": nic,
         "gpus_per_node": gpu.gpus_per_node,
         "gemm_efficiency": efficiency.gemm_efficiency,
+        "fp8_gemm_efficiency": efficiency.fp8_gemm_efficiency,
         "attention_efficiency": efficiency.attention_efficiency,
         "hbm_efficiency": efficiency.hbm_efficiency,
         "nvlink_efficiency": efficiency.nvlink_efficiency,

@@ -65,6 +65,7 @@ ITEMS = {
     **{f"st_fw_{c}_factor": f"=INDEX(t_st_framework_{c}_factor,MATCH({{training.framework}},t_st_framework_id,0))"
        for c in ("gemm", "attn", "elem")},
     "st_gemm_efficiency": "={eff_gemm_efficiency}*{st_fw_gemm_factor}",
+    "st_fp8_gemm_efficiency": "={eff_fp8_gemm_efficiency}*{st_fw_gemm_factor}",
     "st_attention_efficiency": "={eff_attention_efficiency}*{st_fw_attn_factor}",
     "st_peak_TFLOPS": "={gpu_bf16_dense_TFLOPS}",
     "st_gemm_FLOPS": "={st_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
@@ -76,7 +77,8 @@ ITEMS = {
     "st_fp8_gemm_peak_TFLOPS": "=IF({gpu_fp8_dense_TFLOPS}>0,{gpu_fp8_dense_TFLOPS}*{st_fp8_gemm_rate_frac},"
     "{st_peak_TFLOPS})",
     "st_layer_gemm_peak_TFLOPS": "={st_peak_TFLOPS}+{st_fp8_flag}*({st_fp8_gemm_peak_TFLOPS}-{st_peak_TFLOPS})",
-    "st_layer_gemm_FLOPS": "={st_layer_gemm_peak_TFLOPS}*c_tera*{st_gemm_efficiency}",
+    "st_layer_gemm_FLOPS": "={st_layer_gemm_peak_TFLOPS}*c_tera*IF(AND({st_fp8_flag}=1,"
+    "{gpu_fp8_dense_TFLOPS}>0),{st_fp8_gemm_efficiency},{st_gemm_efficiency})",
     "st_attn_FLOPS": "={st_peak_TFLOPS}*c_tera*IF({training.flash_attention}=\"on\",{st_attention_efficiency},"
     "{st_gemm_efficiency})",
     "st_hbm_Bps": "={gpu_hbm_bw_GBps}*c_GB*{eff_hbm_efficiency}",
