@@ -116,3 +116,17 @@ def test_memory_never_falls_as_the_micro_batch_grows(model, zero, recompute, mb)
         return calc.compute(sc, CAT)["zero_total_per_gpu_GB"]
 
     assert mem(2 * mb) >= mem(mb)
+
+
+def test_selective_recompute_does_not_widen_the_zero3_forward_window():
+    """Found by the property test above (2026-12-04): DeepSeek-V3 on 32 H100 with ZeRO-3, where the gathers outlast
+    the compute. Selective recompute reruns the attention in the backward; counting a share of it in the forward
+    window that hides the forward gathers made selective slower than full recompute. The forward window is now
+    each part's one forward-equivalent."""
+    gpu = CAT.gpu("h100")
+    kw = dict(stm.arch_from_model(CAT.model("deepseek-v3")), tp=1, pp=1, cp=1, ep=1, micro_batch=4, seq_len=8192,
+              schedule="1f1b", attention_kernel="flash", tp_overlap_frac=0.0, reshard_after_forward=True,
+              **stm.hardware_from_catalog(gpu=gpu, efficiency=CAT.efficiency_of("h100")))
+    steps = [stm.step_time(dp=32, micro_batches=1, zero_stage=3, recompute=r, **kw) for r in ("none", "selective", "full")]
+    assert steps[0]["step_s"] <= steps[1]["step_s"] * (1 + 1e-12) <= steps[2]["step_s"] * (1 + 2e-12)
+    assert [s["forward_window_mb_s"] for s in steps[1:]] == pytest.approx([steps[0]["forward_window_mb_s"]] * 2)

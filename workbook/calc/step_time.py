@@ -175,7 +175,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_zero3_reshard_flag": t.reshard_after_forward == "on",
         "st_zero3_comm_mb_s": r["zero3_all_gather_mb_s"] * (1 + (t.reshard_after_forward == "on"))
         + r["zero3_reduce_scatter_mb_s"],
-        "st_fwd_window_mb_s": r["stage_compute_mb_s"] / (stm.FWD_UNITS + stm.BWD_UNITS + q["st_recompute_gemm_frac"]),
+        "st_fwd_window_mb_s": r["forward_window_mb_s"],
         "st_zero3_exposed_mb_s": r["zero3_exposed_mb_s"],
         "st_microbatch_s": r["microbatch_s"],
     }

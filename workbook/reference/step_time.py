@@ -436,6 +436,10 @@ def stage_terms(
     elem_units = 1.0 + ELEMENTWISE_BWD_OVER_FWD
     t_elem = (elem_fwd_B * (elem_units + rc["elem"]) + elem_scores_B * rc["elem_scores"]) / bw_hbm
     t_layer_compute = t_gemm + t_attn + t_elem + t_cast
+    # the forward pass alone (what hides a ZeRO-3 forward gather): each part's one forward-equivalent, so that a
+    # recompute, which runs in the backward, never widens the forward window
+    t_fwd_layer = (t_gemm * FWD_UNITS / (mb_units + rc["gemm"]) + t_attn * FWD_UNITS / (mb_units + rc["attn"])
+                   + elem_fwd_B / bw_hbm + t_cast * FWD_UNITS / (FWD_UNITS + FWD_UNITS + rc["gemm"]))
     # LM head (last stage): matmul fwd + bwd, no recompute; logits element-wise ignored
     t_head = head_fwd / shard * mb_units / (peak * gemm_efficiency)
 
@@ -583,7 +587,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         t_ag = hierarchical_allreduce_time_s(size_GB=s["params_gpu"] * s["weight_bytes"] / GB, **half)
         t_rs = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, **half)
         t_zero3_mb = zero3_exposed_mb_s(all_gather_s=t_ag, reduce_scatter_s=t_rs, layers_per_stage=lps,
-                                        forward_s=lps * t_layer_compute * FWD_UNITS / (s["mb_units"] + s["rc"]["gemm"]),
+                                        forward_s=lps * s["t_fwd_layer"],
                                         compute_s=lps * t_layer_compute, overlap_frac=s["zero3_overlap_frac"],
                                         reshard_after_forward=s["reshard_after_forward"])
 
@@ -655,6 +659,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "zero3_all_gather_mb_s": t_ag,
         "zero3_reduce_scatter_mb_s": t_rs,
         "zero3_exposed_mb_s": t_zero3_mb,
+        "forward_window_mb_s": lps * s["t_fwd_layer"],
         "bubble_step_s": micro_batches * t_mb * bub,
         "dp_comm_step_s": t_dp,
         "dp_exposed_step_s": t_dp_exposed,

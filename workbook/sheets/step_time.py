@@ -129,7 +129,10 @@ ITEMS = {
     "+{st_params_per_gpu}*{st_grad_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
     "st_zero3_reshard_flag": _flag("reshard_after_forward"),
     "st_zero3_comm_mb_s": "=(1+{st_zero3_reshard_flag})*{st_zero3_ag_mb_s}+{st_zero3_rs_mb_s}",
-    "st_fwd_window_mb_s": "={st_stage_compute_mb_s}/(c_train_fwd_units+{st_recompute_gemm_frac})",
+    # the forward pass alone: each part's one forward-equivalent (a recompute runs in the backward)
+    "st_fwd_window_mb_s": f"={{st_gemm_mb_s}}/(c_train_fwd_units+{{st_recompute_gemm_frac}})+{{st_attention_mb_s}}"
+    f"/(c_train_fwd_units+{{st_recompute_attn_frac}})+{_LPS}*{{st_elem_fwd_B}}/{{st_hbm_Bps}}+{{st_fp8_cast_mb_s}}"
+    "/(c_two+{st_recompute_gemm_frac})",
     # per layer with prefetch: the first gather and the last reduce-scatter exposed, the rest under compute
     "st_zero3_exposed_mb_s": f"=({{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}})/{_LPS}"
     f"+MAX(0,{{st_zero3_ag_mb_s}}*(1-1/{_LPS})-{{training.zero3_overlap_frac}}*{{st_fwd_window_mb_s}})"
