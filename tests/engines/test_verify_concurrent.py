@@ -7,6 +7,8 @@ import pytest
 from workbook import engines
 from workbook.engines import EngineError, available_engines
 
+pytestmark = pytest.mark.slow
+
 ENGINES = available_engines()
 
 

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ONE = str(ROOT / "catalog" / "scenarios" / "17.9.4-70b-plan-h800.yaml")
 
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")]
 
 
 def _pdf(xlsx: Path, sheets: str) -> Path:

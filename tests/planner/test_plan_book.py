@@ -19,7 +19,8 @@ from workbook.audit import rules
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/17.9.4-70b-h800.yaml"
 ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 

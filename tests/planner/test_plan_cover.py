@@ -14,7 +14,8 @@ from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/17.9.4-70b-h800.yaml"
 
 

@@ -16,7 +16,8 @@ from tests.export.helpers import words_past_right_margin
 from tests.planner.helpers import assert_book_passes_rules_and_verifies, plan_with_cli, recommendation_recalculated
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/serve-70b-chat.yaml"
 ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 

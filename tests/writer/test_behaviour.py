@@ -34,7 +34,8 @@ from workbook.engines.libreoffice import find_soffice
 from workbook.writer.input_guard import INPUT_ERROR_TEXT
 from workbook.writer.layout import CALC_SHEETS
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 REL = 1e-9
 LABEL = {n: label for n, label, *_ in HARD + WARNINGS}

@@ -23,7 +23,8 @@ from workbook.engines.libreoffice import find_soffice
 from workbook.reference import engine_memory as em
 from workbook.reference.serving_shape import model_shape
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 SC = 5  # llama-3-70b-serve-h800-tp4
 CAT = load_catalog()

@@ -19,7 +19,8 @@ from workbook.engines import libreoffice, recalculate_many
 from workbook.writer.inputs import InputRow, input_rows
 from workbook.writer.layout import value_col
 
-pytestmark = pytest.mark.skipif(libreoffice.find_soffice() is None, reason="soffice not found")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(libreoffice.find_soffice() is None, reason="soffice not found")]
 
 
 def _bad_value(r: InputRow):

@@ -114,6 +114,7 @@ def recalculated(request, copies, layout) -> list[Recalc]:
     return [Recalc(values[p.stem], layout) for p in copies]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("j", range(len(EDITS)), ids=[e[0] for e in EDITS])
 def test_a_bad_input_reads_input_error_everywhere_and_is_named(recalculated, layout, j):
     c, i, (name, key, _) = _placed()[j]

@@ -24,10 +24,12 @@ def _assert_ok(report):
     assert report.ok, "\n".join(str(m) for m in report.mismatches[:20])
 
 
+@pytest.mark.slow
 def test_verify_default_with_formulas_engine(built):
     _assert_ok(verify(built[0], ["formulas"]))
 
 
+@pytest.mark.slow
 @needs_lo
 def test_verify_default_with_libreoffice(built):
     report = verify(built[0], ["libreoffice"])
@@ -35,6 +37,7 @@ def test_verify_default_with_libreoffice(built):
     assert report.cells_checked > 1000
 
 
+@pytest.mark.slow
 @needs_gn
 def test_verify_default_with_gnumeric_the_engine_that_follows_excel(built):
     """Every cell equal to the reference and no error value in the engine whose 0^0 is #NUM! as in Excel."""
@@ -49,6 +52,7 @@ def test_default_workbook_passes_the_excel_lint(built):
     assert [str(f) for f in lint_xlsx(built[0])] == []
 
 
+@pytest.mark.slow
 def test_default_workbook_is_valid_office_2010_open_xml(built):
     """The Open XML SDK's schema and semantic rules (openxml-audit, a pure-Python port), Office 2010 level."""
     audit = pytest.importorskip("openxml_audit")
@@ -97,11 +101,13 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
         assert {getattr(x, field) is None for x in i} == {True, False}, field
 
 
+@pytest.mark.slow
 @needs_lo
 def test_verify_random_with_libreoffice(random_book):
     _assert_ok(verify(random_book[0], ["libreoffice"]))
 
 
+@pytest.mark.slow
 @needs_gn
 def test_verify_random_with_gnumeric(random_book):
     _assert_ok(verify(random_book[0], ["gnumeric"]))
@@ -113,6 +119,7 @@ def test_random_workbook_passes_the_excel_lint(random_book):
     assert [str(f) for f in lint_xlsx(random_book[0])] == []
 
 
+@pytest.mark.slow
 def test_verify_random_with_formulas_engine(random_book):
     _assert_ok(verify(random_book[0], ["formulas"]))
 
@@ -134,6 +141,7 @@ def _cell(wb, sheet, key, col_index):
     return wb[sheet].cell(row + 1, value_col(col_index) + 1)
 
 
+@pytest.mark.slow
 @needs_lo
 def test_live_edits_recompute_in_libreoffice(built, tmp_path):
     """Change a price, the GPU and the token count; LibreOffice must give the edited scenario's values."""
@@ -156,6 +164,7 @@ def test_live_edits_recompute_in_libreoffice(built, tmp_path):
     assert rb.scenarios[0].gpu == "h100" and rb.scenarios[0].cost.gpu_hour_usd == 9.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["formulas"] + (["libreoffice"] if HAVE_LO else []) + (["gnumeric"] if HAVE_GN else []))
 def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine):
     path = tmp_path / "tampered.xlsx"
@@ -172,6 +181,7 @@ def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine
     assert ("Cost", const.coordinate) in cells
 
 
+@pytest.mark.slow
 def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path):
     """An edited factor on the Efficiency sheet is read back and the reference runs on it: verify
     still agrees, and the step model of that GPU moved."""
