@@ -55,6 +55,16 @@ def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, 
     return out / f"{request_id}.xlsx", json.loads(run.stdout)
 
 
+def planned_once(tmp_path_factory, request_file: str, request_id: str) -> tuple[Path, dict]:
+    """:func:`plan_with_cli` of a request file, planned once per test session for every module and xdist worker
+    that only reads the plan (tests/shared.py): copy the workbook before editing it."""
+    from tests.shared import key_of, shared
+
+    folder, data = shared(tmp_path_factory, f"plan-{request_id}", key_of(Path(request_file)),
+                          lambda out: plan_with_cli(request_file, out, request_id)[1])
+    return folder / f"{request_id}.xlsx", data
+
+
 def assert_tco_is_the_workbooks(xlsx: Path, data: dict, which: str = "tco") -> None:
     """``--json``'s ``tco`` (or ``serving_tco``) is the cached (calculated) value of every TCO row of its column, by
     name, and the Markdown's TCO table prints each of them with its calc label and unit, and the years in service."""

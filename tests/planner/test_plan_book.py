@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 
 from tests.export.helpers import words_past_right_margin
-from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, plan_with_cli
+from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, planned_once
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
 from workbook.engines import recalculate_many
@@ -27,7 +27,7 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("plan"), "17.9.4-70b-h800")
+    return planned_once(tmp_path_factory, REQUEST, "17.9.4-70b-h800")
 
 
 def test_writes_xlsx_pdf_and_markdown(planned):

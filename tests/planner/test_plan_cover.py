@@ -9,7 +9,7 @@ import subprocess
 import openpyxl
 import pytest
 
-from tests.planner.helpers import plan_with_cli
+from tests.planner.helpers import planned_once
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
@@ -21,7 +21,7 @@ REQUEST = "catalog/requests/17.9.4-70b-h800.yaml"
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("plan"), "17.9.4-70b-h800")
+    return planned_once(tmp_path_factory, REQUEST, "17.9.4-70b-h800")
 
 
 def _first_rows(values: dict, ws, n: int = 25) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.export.helpers import words_past_right_margin
-from tests.planner.helpers import assert_book_passes_rules_and_verifies, plan_with_cli, recommendation_recalculated
+from tests.planner.helpers import assert_book_passes_rules_and_verifies, planned_once, recommendation_recalculated
 from workbook.engines.libreoffice import find_soffice
 
 pytestmark = [pytest.mark.slow,
@@ -24,7 +24,7 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 @pytest.fixture(scope="module")
 def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("serve"), "serve-70b-chat")
+    return planned_once(tmp_path_factory, REQUEST, "serve-70b-chat")
 
 
 def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
