@@ -122,9 +122,10 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
                 "sens_tokens_switch_budget", "sens_power_switch_budget_usd_per_kWh", "gpu_hour_usd"):
         q[key] = wb[lay_sheet(lay, key)][lay.cell(lay_sheet(lay, key), key, 0)].value
     edits = {"unedited": None,
-             "price_x2": ("cost.gpu_hour_usd", 2 * data["training"]["recommended"]["gpu_hour_usd"]),
-             "price_switch": ("cost.gpu_hour_usd", None), "tokens_deadline": ("training.tokens", None),
-             "tokens_budget": ("training.tokens", None), "power_switch": ("cost.electricity_usd_per_kWh", None)}
+             "price_x2": ("cost.gpu_hour_usd", 2 * data["training"]["recommended"]["gpu_hour_usd"])}
+    # the inputs that get their switching value, typed into copies once it is known
+    switch_keys = {"price_switch": "cost.gpu_hour_usd", "tokens_deadline": "training.tokens",
+                   "tokens_budget": "training.tokens", "power_switch": "cost.electricity_usd_per_kWh"}
     paths = {}
     for name, edit in edits.items():
         p = tmp_path / f"{name}.xlsx"
@@ -148,8 +149,9 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
     assert switch["price_switch"] == pytest.approx(q["sens_price_switch_budget_usd_per_gpu_hour"], rel=1e-9)
     for name, value in switch.items():
         p = tmp_path / f"{name}.xlsx"
+        shutil.copyfile(xlsx, p)
         b = EditBook(p)
-        b.plan(edits[name][0], 0, value)
+        b.plan(switch_keys[name], 0, value)
         b.save()
     again = recalculate_many([tmp_path / f"{n}.xlsx" for n in switch], "libreoffice")
     at = {n: Recalc(again[tmp_path / f"{n}.xlsx"], lay) for n in switch}
