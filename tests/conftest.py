@@ -18,6 +18,14 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=lambda item: item.path not in slow)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _shared_folder(tmp_path_factory):
+    """The folder of tests/shared.py: work done once per session for every module and xdist worker."""
+    from tests.shared import set_root
+
+    set_root(tmp_path_factory)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: D103
     from tests.examples.harness import SUMMARY
 

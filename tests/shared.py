@@ -1,12 +1,15 @@
-"""Artifacts made once per test session and shared by every module and every pytest-xdist worker.
+"""Work done once per test session and shared by every module, every pytest-xdist worker and their subprocesses.
 
-A plan written by ``workbook plan`` (xlsx, PDF, Markdown) costs a search and a LibreOffice export; several modules
-only read the same plan. :func:`shared` makes such an artifact once: in a folder under the session's common
-temporary directory (the parent of every worker's basetemp, as the pytest-xdist docs recommend), named by a hash of
-what goes into it, under an exclusive file lock, so the first worker to ask makes it and the others wait and reuse it.
+Both live in a folder under the session's common temporary directory (the parent of every worker's basetemp, as the
+pytest-xdist docs recommend; tests/conftest.py names it in ``$WORKBOOK_TESTS_SHARED`` at the start of the session):
 
-The artifact is read-only for its users: the digest of every file is recorded when it is made and checked on every
-later use, so a test that changed a shared file fails the next one loudly (copy a file before editing it).
+* :func:`shared`: an artifact (e.g. a plan written by ``workbook plan``: xlsx, PDF, Markdown) made under an exclusive
+  file lock by the first worker that asks, named by a content hash, reused by the others. It is read-only for its
+  users: the digest of every file is recorded when it is made and checked on every later use, so a test that changed
+  a shared file fails the next one loudly (copy a file before editing it).
+* :func:`recalculated`: ``recalculate_many`` for workbooks the tests only read, keyed by the workbook's content: a
+  file whose content was recalculated by that engine before in this session (the unedited copy every behaviour module
+  compares against, a plan read by several modules) is not recalculated again.
 """
 
 from __future__ import annotations
@@ -15,21 +18,31 @@ import fcntl
 import hashlib
 import json
 import os
+import pickle
 import shutil
-from collections.abc import Callable
+import zipfile
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+ENV = "WORKBOOK_TESTS_SHARED"
 _DONE = "shared-done.json"
 
 
-def _root(tmp_path_factory) -> Path:
-    """The folder every worker of this session sees: the basetemp's parent under xdist, else the basetemp."""
+def set_root(tmp_path_factory) -> Path:
+    """Name this session's shared folder in ``$WORKBOOK_TESTS_SHARED`` (the worker's subprocesses inherit it)."""
     base = tmp_path_factory.getbasetemp()
     root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
     root.mkdir(exist_ok=True)
+    os.environ[ENV] = str(root)
     return root
+
+
+def _root() -> Path:
+    root = os.environ.get(ENV)
+    assert root, f"${ENV} is not set: tests/conftest.py sets it for the test session"
+    return Path(root)
 
 
 @contextmanager
@@ -57,10 +70,10 @@ def key_of(*parts: str | bytes | Path) -> str:
     return h.hexdigest()[:16]
 
 
-def shared(tmp_path_factory, name: str, key: str, make: Callable[[Path], Any]) -> tuple[Path, Any]:
+def shared(name: str, key: str, make: Callable[[Path], Any]) -> tuple[Path, Any]:
     """(folder, answer) of the artifact *name* / *key*: ``make(folder)`` writes it into an empty folder and returns a
     JSON-serialisable answer, once per session across workers; later calls check that no file of it changed."""
-    root = _root(tmp_path_factory)
+    root = _root()
     folder = root / f"{name}-{key}"
     done = folder / _DONE
     with _locked(root / f"{name}-{key}.lock"):
@@ -73,3 +86,35 @@ def shared(tmp_path_factory, name: str, key: str, make: Callable[[Path], Any]) -
     changed = [f for f, d in _digests(folder).items() if record["digests"].get(f) != d]
     assert not changed, f"a test changed the shared artifact {folder}: {changed} (copy a file before editing it)"
     return folder, record["answer"]
+
+
+#: the one part of a workbook that differs between two saves of the same content: the save time (no formula reads it;
+#: the writer's workbooks use no volatile or file-dependent function, workbook/audit/rules.py ALLOWED_FUNCTIONS)
+_SAVE_TIME = "docProps/core.xml"
+
+
+def content_key(path: Path) -> str:
+    """A hash of the workbook's parts except its save time: equal for two copies saved with the same content."""
+    h = hashlib.sha256()
+    with zipfile.ZipFile(path) as z:
+        for name in sorted(n for n in z.namelist() if n != _SAVE_TIME):
+            h.update(name.encode() + b"\0" + z.read(name) + b"\0")
+    return h.hexdigest()[:24]
+
+
+def recalculated(paths: Iterable[Path | str], engine: str) -> dict[Path, dict]:
+    """``workbook.engines.recalculate_many(paths, engine)`` (one batch: LibreOffice starts once), except for files
+    whose content this engine recalculated before in the session: their values are read back from the shared folder.
+    For workbooks the tests only read."""
+    from workbook.engines import recalculate_many
+
+    folder = _root() / "recalculated"
+    folder.mkdir(exist_ok=True)
+    stored = {Path(p): folder / f"{engine}-{content_key(Path(p))}.pickle" for p in paths}
+    todo = {f: p for p, f in stored.items() if not f.is_file()}  # one file per content
+    if todo:
+        for p, values in recalculate_many(list(todo.values()), engine).items():
+            tmp = stored[p].with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(pickle.dumps(values))
+            tmp.replace(stored[p])  # whole or absent, for a worker reading it meanwhile
+    return {p: pickle.loads(f.read_bytes()) for p, f in stored.items()}

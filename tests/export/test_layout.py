@@ -76,12 +76,12 @@ def test_every_sheet_prints_whole(book: str, request) -> None:
 
 
 @pytest.mark.parametrize("request_file", ["17.9.4-70b-h800", "serve-70b-chat"])
-def test_plan_pdf_prints_whole(request_file: str, tmp_path_factory) -> None:
+def test_plan_pdf_prints_whole(request_file: str) -> None:
     """The plan PDF (workbook plan REQUEST -o DIR): no word past the margin, no text cut, no table split from its
     header (the serving plans compared: their header at the foot of a page, their rows on the next under the
     sheet's header; the TCO by year likewise on Cost Breakdown), no chart label over another. The plan is the one
     tests/planner's plan-book tests read (planned once per session)."""
-    xlsx, data = planned_once(tmp_path_factory, f"catalog/requests/{request_file}.yaml", request_file)
+    xlsx, data = planned_once(f"catalog/requests/{request_file}.yaml", request_file)
     pdf = Path(data["pdf"])
     assert words_past_right_margin(pdf) == []
     assert texts_cut(xlsx, pdf) == []

@@ -14,6 +14,7 @@ import pytest
 
 from tests.export.helpers import words_past_right_margin
 from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, planned_once
+from tests.shared import recalculated
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
 from workbook.engines import recalculate_many
@@ -26,8 +27,8 @@ ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory):
-    return planned_once(tmp_path_factory, REQUEST, "17.9.4-70b-h800")
+def planned():
+    return planned_once(REQUEST, "17.9.4-70b-h800")
 
 
 def test_writes_xlsx_pdf_and_markdown(planned):
@@ -139,7 +140,7 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
         b.save()
     del base
     # the switching values come from the recalculated unedited copy (the reference values are the cached ones)
-    values = recalculate_many(list(paths.values()), "libreoffice")
+    values = recalculated(list(paths.values()), "libreoffice")  # the unedited plan: once per session
     rc = {n: Recalc(values[p], lay) for n, p in paths.items()}
     u = rc["unedited"]
     switch = {"price_switch": u.get("Sensitivity", "sens_price_switch_budget_usd_per_gpu_hour", 0),

@@ -243,10 +243,12 @@ def make_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callabl
 
 
 def recalculate_copies(paths: dict[str, Path | str], engine: str = "libreoffice") -> dict[str, Values]:
-    """Recalculate the copies {name: path} with *engine* in one batch (LibreOffice: one start); name -> values."""
-    from workbook.engines import recalculate_many
+    """Recalculate the copies {name: path} with *engine* in one batch (LibreOffice: one start); name -> values.
+    A copy whose content was recalculated before in the session (the unedited copy every module compares against)
+    is read back, not recalculated again (tests/shared.py)."""
+    from tests.shared import recalculated
 
-    values = recalculate_many([Path(p) for p in paths.values()], engine)
+    values = recalculated([Path(p) for p in paths.values()], engine)
     return {name: values[Path(p)] for name, p in paths.items()}
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared import recalculated
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.catalog import load_catalog
-from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import engine_memory as em
 from workbook.reference.serving_shape import model_shape
@@ -79,7 +79,7 @@ def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
         fn(b)
         b.save()
         paths[name] = path
-    values = recalculate_many(list(paths.values()), "libreoffice")
+    values = recalculated(list(paths.values()), "libreoffice")  # the roundtrip: read back when another module made it
     out = {name: Recalc(values[p], layout) for name, p in paths.items()}
     out["_paths"] = paths
     return out
