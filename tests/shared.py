@@ -21,7 +21,7 @@ import os
 import pickle
 import shutil
 import zipfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -102,19 +102,41 @@ def content_key(path: Path) -> str:
     return h.hexdigest()[:24]
 
 
-def recalculated(paths: Iterable[Path | str], engine: str) -> dict[Path, dict]:
+def recalculated(paths: Iterable[Path | str], engine: str,
+                 formulas_of: Mapping[Path, Path] | None = None) -> dict[Path, dict]:
     """``workbook.engines.recalculate_many(paths, engine)`` (one batch: LibreOffice starts once), except for files
     whose content this engine recalculated before in the session: their values are read back from the shared folder.
-    For workbooks the tests only read."""
-    from workbook.engines import recalculate_many
-
+    For workbooks the tests only read. *formulas_of* maps a file to the one it was copied from when no edit touched
+    a formula (its formula cells, the cells whose values are read back, are the original's: found once)."""
     folder = _root() / "recalculated"
     folder.mkdir(exist_ok=True)
     stored = {Path(p): folder / f"{engine}-{content_key(Path(p))}.pickle" for p in paths}
     todo = {f: p for p, f in stored.items() if not f.is_file()}  # one file per content
     if todo:
-        for p, values in recalculate_many(list(todo.values()), engine).items():
+        for p, values in _recalculate(list(todo.values()), engine, formulas_of or {}).items():
             tmp = stored[p].with_suffix(f".{os.getpid()}.tmp")
             tmp.write_bytes(pickle.dumps(values))
             tmp.replace(stored[p])  # whole or absent, for a worker reading it meanwhile
     return {p: pickle.loads(f.read_bytes()) for p, f in stored.items()}
+
+
+def _recalculate(paths: list[Path], engine: str, formulas_of: Mapping[Path, Path]) -> dict[Path, dict]:
+    """What recalculate_many does (engines/libreoffice.py, engines/gnumeric.py: convert, then read the values of
+    the formula cells), with the formula cells of a file in *formulas_of* found in its original."""
+    import tempfile
+
+    from workbook.engines import gnumeric, libreoffice, recalculate_many
+    from workbook.engines.values import formula_cells, read_values
+
+    if engine not in ("libreoffice", "gnumeric") or not formulas_of:
+        return recalculate_many(paths, engine)
+    originals = {src: formula_cells(src) for src in {formulas_of[p] for p in paths if p in formulas_of}}
+    wanted = {p: originals[formulas_of[p]] if p in formulas_of else formula_cells(p) for p in paths}
+    with tempfile.TemporaryDirectory(prefix="recalculated-") as tmp:
+        if engine == "libreoffice":
+            outputs = libreoffice.convert_recalculated(paths, Path(tmp))
+        else:
+            outputs = [Path(tmp) / f"{i:04d}.xlsx" for i in range(len(paths))]
+            for p, out in zip(paths, outputs):
+                gnumeric.convert(p, out)
+        return {p: read_values(out, wanted[p]) for p, out in zip(paths, outputs)}

@@ -11,13 +11,11 @@ serving model book); test_behaviour.py checks the scenario list.
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.shared import recalculated
-from tests.writer.edits import EditBook, Layout, Recalc
+from tests.writer.edits import Layout, Recalc, make_edited, recalculate_copies
 from workbook.catalog import load_catalog
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import engine_memory as em
@@ -70,17 +68,8 @@ def layout(built):
 
 @pytest.fixture(scope="module")
 def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
-    folder = tmp_path_factory.mktemp("behaviour_serving")
-    paths = {}
-    for name, fn in EDITS.items():
-        path = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], path)
-        b = EditBook(path)
-        fn(b)
-        b.save()
-        paths[name] = path
-    values = recalculated(list(paths.values()), "libreoffice")  # the roundtrip: read back when another module made it
-    out = {name: Recalc(values[p], layout) for name, p in paths.items()}
+    paths = make_edited(built[0], tmp_path_factory.mktemp("behaviour_serving"), {n: [fn] for n, fn in EDITS.items()})
+    out = {name: Recalc(v, layout) for name, v in recalculate_copies(paths).items()}
     out["_paths"] = paths
     return out
 
