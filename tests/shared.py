@@ -15,6 +15,7 @@ pytest-xdist docs recommend; tests/conftest.py names it in ``$WORKBOOK_TESTS_SHA
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -22,10 +23,11 @@ import pickle
 import shutil
 import zipfile
 from collections.abc import Callable, Iterable, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
+ROOT = Path(__file__).resolve().parents[1]
 ENV = "WORKBOOK_TESTS_SHARED"
 _DONE = "shared-done.json"
 
@@ -46,11 +48,17 @@ def _root() -> Path:
 
 
 @contextmanager
-def _locked(path: Path):
-    with open(path, "w") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
+def _locked(path: Path, wait: bool = True):
+    """Hold an exclusive lock on *path* (flock: released when the holder ends, even killed); yields whether it is
+    held: with ``wait=False``, False at once when another process holds it."""
+    with open(path, "a") as fh:
         try:
-            yield
+            fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
@@ -68,6 +76,15 @@ def key_of(*parts: str | bytes | Path) -> str:
         h.update(data.encode() if isinstance(data, str) else data)
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+@functools.cache
+def code_key() -> str:
+    """A hash of what a plan or a workbook is made from: every file of the package (workbook/) and of the catalogue
+    (catalog/), by path and bytes. With it in its key an artifact is never reused for changed code or data."""
+    files = sorted(p for d in ("workbook", "catalog") for p in (ROOT / d).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts)
+    return key_of(*(part for p in files for part in (str(p.relative_to(ROOT)), p)))
 
 
 def shared(name: str, key: str, make: Callable[[Path], Any]) -> tuple[Path, Any]:
@@ -107,17 +124,41 @@ def recalculated(paths: Iterable[Path | str], engine: str,
     """``workbook.engines.recalculate_many(paths, engine)`` (one batch: LibreOffice starts once), except for files
     whose content this engine recalculated before in the session: their values are read back from the shared folder.
     For workbooks the tests only read. *formulas_of* maps a file to the one it was copied from when no edit touched
-    a formula (its formula cells, the cells whose values are read back, are the original's: found once)."""
+    a formula (its formula cells, the cells whose values are read back, are the original's: found once).
+
+    Each content has a lock file: a worker takes the locks of the contents no one has stored and that no one else
+    is recalculating, and recalculates those in one batch; then it waits for the contents another worker holds and
+    recalculates what that worker did not store (it failed). Locks are taken in name order, so no two wait on
+    each other."""
     folder = _root() / "recalculated"
     folder.mkdir(exist_ok=True)
     stored = {Path(p): folder / f"{engine}-{content_key(Path(p))}.pickle" for p in paths}
     todo = {f: p for p, f in stored.items() if not f.is_file()}  # one file per content
-    if todo:
-        for p, values in _recalculate(list(todo.values()), engine, formulas_of or {}).items():
-            tmp = stored[p].with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(values))
-            tmp.replace(stored[p])  # whole or absent, for a worker reading it meanwhile
+    theirs: dict[Path, Path] = {}
+    with ExitStack() as held:
+        mine = {}
+        for f, p in sorted(todo.items()):
+            if not held.enter_context(_locked(f.with_suffix(".lock"), wait=False)):
+                theirs[f] = p  # another worker is recalculating it
+            elif not f.is_file():
+                mine[f] = p
+        _store(mine, engine, formulas_of)
+    with ExitStack() as held:
+        for f in sorted(theirs):
+            held.enter_context(_locked(f.with_suffix(".lock")))
+        _store({f: p for f, p in theirs.items() if not f.is_file()}, engine, formulas_of)
     return {p: pickle.loads(f.read_bytes()) for p, f in stored.items()}
+
+
+def _store(todo: Mapping[Path, Path], engine: str, formulas_of: Mapping[Path, Path] | None) -> None:
+    """Recalculate the files {pickle to write: workbook} in one batch and write each pickle whole."""
+    if not todo:
+        return
+    values = _recalculate(list(todo.values()), engine, formulas_of or {})
+    for f, p in todo.items():
+        tmp = f.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(pickle.dumps(values[p]))
+        tmp.replace(f)  # whole or absent, for a worker that reads it without the lock
 
 
 def _recalculate(paths: list[Path], engine: str, formulas_of: Mapping[Path, Path]) -> dict[Path, dict]:

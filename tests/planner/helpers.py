@@ -58,9 +58,9 @@ def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, 
 def planned_once(request_file: str, request_id: str) -> tuple[Path, dict]:
     """:func:`plan_with_cli` of a request file, planned once per test session for every module and xdist worker
     that only reads the plan (tests/shared.py): copy the workbook before editing it."""
-    from tests.shared import key_of, shared
+    from tests.shared import code_key, key_of, shared
 
-    folder, data = shared(f"plan-{request_id}", key_of(Path(request_file)),
+    folder, data = shared(f"plan-{request_id}", key_of(Path(request_file), code_key()),
                           lambda out: plan_with_cli(request_file, out, request_id)[1])
     return folder / f"{request_id}.xlsx", data
 
