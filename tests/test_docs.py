@@ -46,6 +46,7 @@ def test_relative_links_and_images_exist(doc: Path) -> None:
         assert (doc.parent / target).exists(), f"{doc.name}: link to missing {target}"
 
 
+@pytest.mark.slow
 def test_every_quoted_figure_is_current() -> None:
     mod = _figures_module()
     stale = []

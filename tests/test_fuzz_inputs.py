@@ -109,6 +109,7 @@ CELL_VALUES = st.one_of(
     st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=30))
 
 
+@pytest.mark.slow
 @settings(max_examples=4, **SETTINGS)
 @given(edits=st.lists(st.tuples(st.sampled_from(["name", "training.tokens", "training.num_gpus", "training.mfu",
                                                    "training.precision", "gpu", "model"]), CELL_VALUES),

@@ -245,6 +245,7 @@ def test_malformed_sheet_xml_is_one_line_everywhere(built: Path, tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ctrl.xlsx"]
 
 
+@pytest.mark.slow
 def test_plan_force_backs_up_an_edited_output(tmp_path: Path, monkeypatch, capsys) -> None:
     from workbook import safe_write
 

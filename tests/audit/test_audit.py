@@ -19,6 +19,8 @@ from workbook.scenario import load_scenarios
 from workbook.readback import key_rows
 from workbook.writer.layout import value_col_name
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = [ROOT / "catalog" / "scenarios" / n for n in ("17.9.1-llama-7b-h800.yaml", "17.9.4-70b-plan-h800.yaml")]
 EDIT_KINDS = {"input_changed", "catalogue_row_added", "formula_overwritten", "formula_altered", "formula_deleted",

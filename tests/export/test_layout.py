@@ -10,13 +10,15 @@ import pytest
 
 from tests.export.helpers import (charts_past_print_area, tables_split, texts_cut, words_overlapping,
                                   words_past_right_margin)
+from tests.planner.helpers import planned_once
 from workbook.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 ONE = str(ROOT / "catalog" / "scenarios" / "17.9.4-70b-plan-h800.yaml")
 
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")]
 
 
 def _pdf(xlsx: Path, sheets: str) -> Path:
@@ -74,12 +76,13 @@ def test_every_sheet_prints_whole(book: str, request) -> None:
 
 
 @pytest.mark.parametrize("request_file", ["17.9.4-70b-h800", "serve-70b-chat"])
-def test_plan_pdf_prints_whole(request_file: str, tmp_path: Path) -> None:
+def test_plan_pdf_prints_whole(request_file: str) -> None:
     """The plan PDF (workbook plan REQUEST -o DIR): no word past the margin, no text cut, no table split from its
     header (the serving plans compared: their header at the foot of a page, their rows on the next under the
-    sheet's header; the TCO by year likewise on Cost Breakdown), no chart label over another."""
-    assert main(["plan", str(ROOT / "catalog" / "requests" / f"{request_file}.yaml"), "-o", str(tmp_path)]) == 0
-    xlsx, pdf = tmp_path / f"{request_file}.xlsx", tmp_path / f"{request_file}.pdf"
+    sheet's header; the TCO by year likewise on Cost Breakdown), no chart label over another. The plan is the one
+    tests/planner's plan-book tests read (planned once per session)."""
+    xlsx, data = planned_once(f"catalog/requests/{request_file}.yaml", request_file)
+    pdf = Path(data["pdf"])
     assert words_past_right_margin(pdf) == []
     assert texts_cut(xlsx, pdf) == []
     assert tables_split(xlsx, pdf) == []

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ONE = str(ROOT / "catalog" / "scenarios" / "17.9.4-70b-plan-h800.yaml")
 ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
-pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils (pdftotext)")]
 
 
 def _text(pdf: Path) -> str:

@@ -55,6 +55,16 @@ def plan_with_cli(request_file: str, out: Path, request_id: str) -> tuple[Path, 
     return out / f"{request_id}.xlsx", json.loads(run.stdout)
 
 
+def planned_once(request_file: str, request_id: str) -> tuple[Path, dict]:
+    """:func:`plan_with_cli` of a request file, planned once per test session for every module and xdist worker
+    that only reads the plan (tests/shared.py): copy the workbook before editing it."""
+    from tests.shared import code_key, key_of, shared
+
+    folder, data = shared(f"plan-{request_id}", key_of(Path(request_file), code_key()),
+                          lambda out: plan_with_cli(request_file, out, request_id)[1])
+    return folder / f"{request_id}.xlsx", data
+
+
 def assert_tco_is_the_workbooks(xlsx: Path, data: dict, which: str = "tco") -> None:
     """``--json``'s ``tco`` (or ``serving_tco``) is the cached (calculated) value of every TCO row of its column, by
     name, and the Markdown's TCO table prints each of them with its calc label and unit, and the years in service."""
@@ -123,8 +133,8 @@ def recommendation_recalculated(xlsx: Path, tmp_path: Path, key: str, value: flo
 
     import openpyxl
 
+    from tests.shared import recalculated
     from tests.writer.edits import EditBook
-    from workbook.engines import recalculate_many
 
     cells: dict[str, str] = {}
     for (c,) in openpyxl.load_workbook(xlsx)["Recommendation"].iter_rows(min_col=1, max_col=1):
@@ -135,7 +145,7 @@ def recommendation_recalculated(xlsx: Path, tmp_path: Path, key: str, value: flo
     b = EditBook(edited)
     b.plan(key, 0, value)
     b.save()
-    values = recalculate_many([xlsx, edited], "libreoffice")
+    values = recalculated([xlsx, edited], "libreoffice")  # the plan itself: once per session
     return tuple((lambda label, v=values[f]: v[("Recommendation", cells[label])]) for f in (xlsx, edited))
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.planner.helpers import BASE
@@ -26,6 +27,7 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "workbook", *args], capture_output=True, text=True, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_plan_prints_writes_and_the_workbook_verifies(tmp_path, capsys):
     from workbook.engines import available_engines
     from workbook.verify import verify

@@ -13,6 +13,8 @@ from workbook.planner.outputs import markdown
 from workbook.planner.plan import plan_request
 from workbook.planner.request import load_request
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = load_catalog()
 AMD, BLACKWELL = {"mi300x", "mi325x"}, {"b200", "gb200"}

@@ -19,7 +19,8 @@ from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 from workbook.writer.cover_fix import LABEL, NONE_NEEDED
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 
 @pytest.fixture(scope="module")

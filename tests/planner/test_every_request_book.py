@@ -16,6 +16,8 @@ from workbook.planner.plan import plan_request
 from workbook.planner.request import load_request
 from workbook.verify import verify
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 REQUESTS = sorted((ROOT / "catalog" / "requests").glob("*.yaml"))
 

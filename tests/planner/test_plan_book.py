@@ -13,20 +13,22 @@ import openpyxl
 import pytest
 
 from tests.export.helpers import words_past_right_margin
-from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, plan_with_cli
+from tests.planner.helpers import CATALOG, assert_tco_is_the_workbooks, planned_once
+from tests.shared import recalculated
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.audit import rules
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/17.9.4-70b-h800.yaml"
 ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("plan"), "17.9.4-70b-h800")
+def planned():
+    return planned_once(REQUEST, "17.9.4-70b-h800")
 
 
 def test_writes_xlsx_pdf_and_markdown(planned):
@@ -121,9 +123,10 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
                 "sens_tokens_switch_budget", "sens_power_switch_budget_usd_per_kWh", "gpu_hour_usd"):
         q[key] = wb[lay_sheet(lay, key)][lay.cell(lay_sheet(lay, key), key, 0)].value
     edits = {"unedited": None,
-             "price_x2": ("cost.gpu_hour_usd", 2 * data["training"]["recommended"]["gpu_hour_usd"]),
-             "price_switch": ("cost.gpu_hour_usd", None), "tokens_deadline": ("training.tokens", None),
-             "tokens_budget": ("training.tokens", None), "power_switch": ("cost.electricity_usd_per_kWh", None)}
+             "price_x2": ("cost.gpu_hour_usd", 2 * data["training"]["recommended"]["gpu_hour_usd"])}
+    # the inputs that get their switching value, typed into copies once it is known
+    switch_keys = {"price_switch": "cost.gpu_hour_usd", "tokens_deadline": "training.tokens",
+                   "tokens_budget": "training.tokens", "power_switch": "cost.electricity_usd_per_kWh"}
     paths = {}
     for name, edit in edits.items():
         p = tmp_path / f"{name}.xlsx"
@@ -137,7 +140,7 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
         b.save()
     del base
     # the switching values come from the recalculated unedited copy (the reference values are the cached ones)
-    values = recalculate_many(list(paths.values()), "libreoffice")
+    values = recalculated(list(paths.values()), "libreoffice")  # the unedited plan: once per session
     rc = {n: Recalc(values[p], lay) for n, p in paths.items()}
     u = rc["unedited"]
     switch = {"price_switch": u.get("Sensitivity", "sens_price_switch_budget_usd_per_gpu_hour", 0),
@@ -147,8 +150,9 @@ def test_switching_values_and_price_x2_after_libreoffice_recalculation(planned, 
     assert switch["price_switch"] == pytest.approx(q["sens_price_switch_budget_usd_per_gpu_hour"], rel=1e-9)
     for name, value in switch.items():
         p = tmp_path / f"{name}.xlsx"
+        shutil.copyfile(xlsx, p)
         b = EditBook(p)
-        b.plan(edits[name][0], 0, value)
+        b.plan(switch_keys[name], 0, value)
         b.save()
     again = recalculate_many([tmp_path / f"{n}.xlsx" for n in switch], "libreoffice")
     at = {n: Recalc(again[tmp_path / f"{n}.xlsx"], lay) for n in switch}

@@ -11,6 +11,8 @@ import pytest
 from tests.planner.helpers import chart_titles, plan_with_cli
 from workbook.writer.layout import value_col_name
 
+pytestmark = pytest.mark.slow
+
 REQUEST = """title: "train and serve"
 request_id: both-1
 requester: tests

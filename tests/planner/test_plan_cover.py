@@ -9,18 +9,20 @@ import subprocess
 import openpyxl
 import pytest
 
-from tests.planner.helpers import plan_with_cli
+from tests.planner.helpers import planned_once
+from tests.shared import recalculated
 from tests.writer.edits import EditBook, Layout, Recalc
 from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/17.9.4-70b-h800.yaml"
 
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("plan"), "17.9.4-70b-h800")
+def planned():
+    return planned_once(REQUEST, "17.9.4-70b-h800")
 
 
 def _first_rows(values: dict, ws, n: int = 25) -> list[str]:
@@ -56,7 +58,7 @@ def test_cover_first_rows_and_pdf_first_page_are_the_ask(planned, tmp_path):
             e.plan(key, 0, at * f)
             e.save()
             flips[p] = (check, f < 1)
-    values = recalculate_many([xlsx, other, *flips], "libreoffice")
+    values = recalculated([xlsx, other, *flips], "libreoffice")  # the plan itself: once per session
     for p, ((sheet, key), passes) in flips.items():
         assert Recalc(values[p], lay).get(next(s for s, r in lay.rows.items() if key in r), key, 0) == passes, p.name
     wb = openpyxl.load_workbook(xlsx, data_only=True)

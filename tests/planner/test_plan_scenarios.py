@@ -16,7 +16,8 @@ from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 from workbook.writer.planbook_scenarios import FIRST, HEAD, ROWS, SHEET
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,18 @@ from pathlib import Path
 import pytest
 
 from tests.export.helpers import words_past_right_margin
-from tests.planner.helpers import assert_book_passes_rules_and_verifies, plan_with_cli, recommendation_recalculated
+from tests.planner.helpers import assert_book_passes_rules_and_verifies, planned_once, recommendation_recalculated
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 REQUEST = "catalog/requests/serve-70b-chat.yaml"
 ERRORS = ("#NAME?", "#VALUE!", "#REF!", "#DIV/0!", "#N/A", "Err:")
 
 
 @pytest.fixture(scope="module")
-def planned(tmp_path_factory):
-    return plan_with_cli(REQUEST, tmp_path_factory.mktemp("serve"), "serve-70b-chat")
+def planned():
+    return planned_once(REQUEST, "serve-70b-chat")
 
 
 def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
@@ -186,8 +187,8 @@ def test_gpu_price_x2_doubles_the_serving_sensitivity_live(planned, tmp_path):
     cost per month and every change of the cost on the Sensitivity sheet double; the replicas do not move."""
     import shutil
 
+    from tests.shared import recalculated
     from tests.writer.edits import EditBook, Layout, Recalc
-    from workbook.engines import recalculate_many
 
     xlsx, data = planned
     edited = tmp_path / "price_x2.xlsx"
@@ -195,7 +196,7 @@ def test_gpu_price_x2_doubles_the_serving_sensitivity_live(planned, tmp_path):
     b = EditBook(edited)
     b.plan("cost.gpu_hour_usd", 0, 2 * data["serving"]["recommended"]["gpu_hour_usd"])
     b.save()
-    values = recalculate_many([xlsx, edited], "libreoffice")
+    values = recalculated([xlsx, edited], "libreoffice")  # the plan itself: once per session
     lay = Layout(xlsx)
     one, two = Recalc(values[xlsx], lay), Recalc(values[edited], lay)
     for key in ("srv_sens_month_usd", "srv_sens_1M_usd", "srv_sens_price_dmonth_high_usd",

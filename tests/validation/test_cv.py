@@ -39,6 +39,7 @@ def test_separate_publications_predict_each_other(tmp_path):
     assert moved.any()
 
 
+@pytest.mark.slow
 def test_validate_cv_json_reports_kinds_and_is_fast(capsys):
     t0 = time.perf_counter()
     assert main(["validate", "--cv", "--json"]) == 0

@@ -89,6 +89,11 @@ class Recalc:
                 if (not sheets or k[0] in sheets) and isinstance(v, str) and v.startswith("#")}
 
 
+def _is_formula(value: Any) -> bool:
+    """A formula as openpyxl holds it: text starting with "=", or an array or data-table formula object."""
+    return isinstance(value, str) and value.startswith("=") or not isinstance(value, (str, int, float, type(None)))
+
+
 class EditBook:
     """An openpyxl handle on a copy of the workbook, with the edits a person makes in Excel."""
 
@@ -96,9 +101,18 @@ class EditBook:
         self.path = Path(path)
         self.wb = openpyxl.load_workbook(self.path)
         self.plan_rows = key_rows(self.wb["Plan"])
+        #: no edit wrote over a formula or typed one: the copy's formula cells are the original's
+        self.formulas_kept = True
 
     def save(self) -> None:
         self.wb.save(self.path)
+
+    def _set(self, cell, value: Any) -> Any:
+        """Type *value* into *cell*; returns the old value."""
+        old = cell.value
+        self.formulas_kept = self.formulas_kept and not (_is_formula(old) or _is_formula(value))
+        cell.value = value
+        return old
 
     # ---- Plan (scenario inputs)
     def plan_cell(self, key: str, i: int):
@@ -107,10 +121,7 @@ class EditBook:
 
     def plan(self, key: str, i: int, value: Any = None) -> Any:
         """Type *value* into the Plan input *key* of scenario *i* (None clears the cell); returns the old value."""
-        cell = self.plan_cell(key, i)
-        old = cell.value
-        cell.value = value
-        return old
+        return self._set(self.plan_cell(key, i), value)
 
     # ---- Hardware (GPU catalogue)
     def _gpu_table(self) -> tuple[Any, int, dict[str, int]]:
@@ -132,10 +143,7 @@ class EditBook:
     def gpu(self, gpu_id: str, field: str, value: Any = None) -> Any:
         """Set a GPU's catalogue field; returns the old value."""
         ws, _, header = self._gpu_table()
-        cell = ws.cell(self.gpu_row(gpu_id), header[field])
-        old = cell.value
-        cell.value = value
-        return old
+        return self._set(ws.cell(self.gpu_row(gpu_id), header[field]), value)
 
     def gpu_value(self, gpu_id: str, field: str) -> Any:
         ws, _, header = self._gpu_table()
@@ -149,10 +157,10 @@ class EditBook:
         while ws.cell(r, header["id"]).value not in (None, ""):
             r += 1
         for field, col in header.items():
-            ws.cell(r, col).value = ws.cell(src, col).value
-        ws.cell(r, header["id"]).value = new_id
+            self._set(ws.cell(r, col), ws.cell(src, col).value)
+        self._set(ws.cell(r, header["id"]), new_id)
         for field, value in changes.items():
-            ws.cell(r, header[field]).value = value
+            self._set(ws.cell(r, header[field]), value)
         return r
 
     # ---- Efficiency (the step-time model's factors, one row per GPU)
@@ -174,10 +182,7 @@ class EditBook:
     def efficiency(self, gpu_id: str, field: str, value: Any = None) -> Any:
         """Set a GPU's efficiency factor; returns the old value."""
         ws, _, header = self._eff_table()
-        cell = ws.cell(self._eff_row(gpu_id), header[field])
-        old = cell.value
-        cell.value = value
-        return old
+        return self._set(ws.cell(self._eff_row(gpu_id), header[field]), value)
 
     # ---- Engines (serving-engine profiles, catalog/engines.yaml)
     def engine(self, profile_id: str, field: str, value: Any = None) -> Any:
@@ -190,10 +195,7 @@ class EditBook:
             if ws.cell(r, header["id"]).value in (None, ""):
                 raise LookupError(f"engine profile {profile_id!r} not on Engines")
             r += 1
-        cell = ws.cell(r, header[field])
-        old = cell.value
-        cell.value = value
-        return old
+        return self._set(ws.cell(r, header[field]), value)
 
     def add_efficiency(self, like: str, new_id: str) -> int:
         """Type a new GPU's factors into the first empty Efficiency row (a copy of *like*'s). Returns its row."""
@@ -203,8 +205,8 @@ class EditBook:
         while ws.cell(r, header["gpu"]).value not in (None, ""):
             r += 1
         for field, col in header.items():
-            ws.cell(r, col).value = ws.cell(src, col).value
-        ws.cell(r, header["gpu"]).value = new_id
+            self._set(ws.cell(r, col), ws.cell(src, col).value)
+        self._set(ws.cell(r, header["gpu"]), new_id)
         return r
 
     # ---- Defaults
@@ -213,10 +215,7 @@ class EditBook:
         ws = self.wb["Defaults"]
         for (cell,) in ws.iter_rows(min_col=4, max_col=4):
             if cell.value == key:
-                target = ws.cell(cell.row, 5)
-                old = target.value
-                target.value = value
-                return old
+                return self._set(ws.cell(cell.row, 5), value)
         raise LookupError(f"default {key!r} not on Defaults")
 
 
@@ -228,9 +227,18 @@ ENGINES = [pytest.param("libreoffice", id="libreoffice",
                         marks=pytest.mark.skipif(not gnumeric.available(), reason="ssconvert not installed"))]
 
 
-def make_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]]) -> dict[str, Path]:
+class Copies(dict):
+    """{edit name: path of its edited copy}; ``formulas_of`` maps the copies whose formulas no edit touched (every
+    edit typed a value over a value) to the workbook they were copied from: their formula cells are its."""
+
+    def __init__(self, paths=(), formulas_of: dict[str, Path] | None = None):
+        super().__init__(paths)
+        self.formulas_of = dict(formulas_of or {})
+
+
+def make_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callable[[EditBook], None]]]) -> Copies:
     """Copy *src* once per edit set into *folder* (``<name>.xlsx``) and apply each set's edits (name -> path)."""
-    paths = {}
+    paths = Copies()
     for name, steps in edits.items():
         dst = Path(folder) / f"{name}.xlsx"
         shutil.copyfile(src, dst)
@@ -239,14 +247,21 @@ def make_edited(src: Path | str, folder: Path, edits: dict[str, Iterable[Callabl
             fn(book)
         book.save()
         paths[name] = dst
+        if book.formulas_kept:
+            paths.formulas_of[name] = Path(src)
     return paths
 
 
 def recalculate_copies(paths: dict[str, Path | str], engine: str = "libreoffice") -> dict[str, Values]:
-    """Recalculate the copies {name: path} with *engine* in one batch (LibreOffice: one start); name -> values."""
-    from workbook.engines import recalculate_many
+    """Recalculate the copies {name: path} with *engine* in one batch (LibreOffice: one start); name -> values.
+    A copy whose content was recalculated before in the session (the unedited copy every module compares against)
+    is read back, not recalculated again; the formula cells of copies made by :func:`make_edited` without touching a
+    formula are read once from their original, not once per copy (tests/shared.py)."""
+    from tests.shared import recalculated
 
-    values = recalculate_many([Path(p) for p in paths.values()], engine)
+    of = getattr(paths, "formulas_of", {})
+    of = {Path(paths[n]): src for n, src in of.items() if n in paths}
+    values = recalculated([Path(p) for p in paths.values()], engine, of)
     return {name: values[Path(p)] for name, p in paths.items()}
 
 

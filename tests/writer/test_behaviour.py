@@ -28,13 +28,14 @@ from functools import partial
 
 import pytest
 
-from tests.writer.edits import ENGINES, EditBook, Layout, Recalc, recalculate_copies
+from tests.writer.edits import ENGINES, Copies, EditBook, Layout, Recalc, recalculate_copies
 from workbook.calc.checks import HARD, WARNINGS
 from workbook.engines.libreoffice import find_soffice
 from workbook.writer.input_guard import INPUT_ERROR_TEXT
 from workbook.writer.layout import CALC_SHEETS
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 REL = 1e-9
 LABEL = {n: label for n, label, *_ in HARD + WARNINGS}
@@ -232,9 +233,9 @@ def _(b, cat):
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 
 
-def _make_copies(jobs: list[tuple[str, str, str]]) -> dict[str, str]:
-    """Worker: make each edited copy (edit name, source, destination). Returns {edit name: the copy's path,
-    or the text of the edit's error}."""
+def _make_copies(jobs: list[tuple[str, str, str]]) -> dict[str, tuple[str, bool]]:
+    """Worker: make each edited copy (edit name, source, destination). Returns {edit name: (the copy's path, or
+    the text of the edit's error; whether its formulas are the source's)}."""
     import traceback
 
     from workbook.catalog import load_catalog
@@ -244,14 +245,15 @@ def _make_copies(jobs: list[tuple[str, str, str]]) -> dict[str, str]:
     for name, src, dst in jobs:
         try:
             shutil.copyfile(src, dst)
-            fn = EDITS[name]
+            fn, kept = EDITS[name], True
             if fn is not None:
                 book = EditBook(dst)
                 fn(book, catalog)
                 book.save()
-            out[name] = dst
+                kept = book.formulas_kept
+            out[name] = (dst, kept)
         except Exception:  # reported by the tests that use this edit, not by every test
-            out[name] = "ERROR " + traceback.format_exc()
+            out[name] = ("ERROR " + traceback.format_exc(), False)
     return out
 
 
@@ -276,13 +278,14 @@ def _chunks(items: list, n: int = WORKERS) -> list[list]:
 
 
 @pytest.fixture(scope="module")
-def edited(built, tmp_path_factory) -> dict[str, str]:
+def edited(built, tmp_path_factory) -> Copies:
     """{edit name: path of its edited copy (or "ERROR" and the traceback)}, made once for both engines."""
     folder = tmp_path_factory.mktemp("behaviour")
     jobs = [(name, str(built[0]), str(folder / f"{name}.xlsx")) for name in EDITS]
     chunks = _chunks(jobs)
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
-        return {name: p for part in pool.map(_make_copies, chunks) for name, p in part.items()}
+        made = {name: r for part in pool.map(_make_copies, chunks) for name, r in part.items()}
+    return Copies({n: p for n, (p, _) in made.items()}, {n: built[0] for n, (_, kept) in made.items() if kept})
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -290,7 +293,7 @@ def rc(request, edited, layout) -> Recalculated:
     """{edit name: its recalculated copy}, in LibreOffice and in Gnumeric (the engine that follows Excel).
     The copies are split over WORKERS processes."""
     made = [(n, p) for n, p in edited.items() if not p.startswith("ERROR ")]
-    chunks = [dict(c) for c in _chunks(made)]  # each worker recalculates its copies with one engine start
+    chunks = [Copies(c, edited.formulas_of) for c in _chunks(made)]  # each worker: its copies, one engine start
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("spawn")) as pool:
         values = {name: v for part in pool.map(partial(recalculate_copies, engine=request.param), chunks)
                   for name, v in part.items()}

@@ -14,7 +14,8 @@ from workbook.calc.cash_flow_periods import YEARS, ykey
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference.cash_flow import date_serial
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 SHEET = "Cash Flow"
 PLAN = "llama-3-70b-plan-h800x640"  # 640 H800 at $2.00 reserved, 60 days: the rental ends in month 3

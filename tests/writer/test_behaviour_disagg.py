@@ -20,7 +20,8 @@ from workbook.reference import serving_disagg as sd
 from workbook.reference import serving_load as sl
 from workbook.reference.serving_shape import model_shape
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 SC = 5  # llama-3-70b-serve-h800-tp4: TP 4, 4,096 prompt and 512 output tokens, $2.50/GPU-h
 CAT = load_catalog()

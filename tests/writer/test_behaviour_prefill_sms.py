@@ -20,7 +20,8 @@ from workbook.reference import decode_time as dt
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 SC = 5  # llama-3-70b-serve-h800-tp4, switched below to DeepSeek-V3 (4,096-token prompts: one chunk)
 CAT = load_catalog()

@@ -11,19 +11,18 @@ serving model book); test_behaviour.py checks the scenario list.
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.writer.edits import EditBook, Layout, Recalc
+from tests.writer.edits import Layout, Recalc, make_edited, recalculate_copies
 from workbook.catalog import load_catalog
-from workbook.engines import recalculate_many
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import engine_memory as em
 from workbook.reference.serving_shape import model_shape
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 SC = 5  # llama-3-70b-serve-h800-tp4
 CAT = load_catalog()
@@ -69,17 +68,8 @@ def layout(built):
 
 @pytest.fixture(scope="module")
 def rc(built, layout, tmp_path_factory) -> dict[str, Recalc]:
-    folder = tmp_path_factory.mktemp("behaviour_serving")
-    paths = {}
-    for name, fn in EDITS.items():
-        path = folder / f"{name}.xlsx"
-        shutil.copyfile(built[0], path)
-        b = EditBook(path)
-        fn(b)
-        b.save()
-        paths[name] = path
-    values = recalculate_many(list(paths.values()), "libreoffice")
-    out = {name: Recalc(values[p], layout) for name, p in paths.items()}
+    paths = make_edited(built[0], tmp_path_factory.mktemp("behaviour_serving"), {n: [fn] for n, fn in EDITS.items()})
+    out = {name: Recalc(v, layout) for name, v in recalculate_copies(paths).items()}
     out["_paths"] = paths
     return out
 

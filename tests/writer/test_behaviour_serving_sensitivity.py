@@ -16,7 +16,8 @@ from workbook.catalog import load_catalog
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import serving_sensitivity as ss
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 D = load_catalog().defaults.as_dict()
 SERVE, TRAIN = 5, 0

@@ -12,7 +12,8 @@ from tests.writer.edits import Layout, Recalc, close, recalc_edited
 from workbook.calc.tco_years import YEARS, key
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 N = 6  # scenarios of the default workbook
 

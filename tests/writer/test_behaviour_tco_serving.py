@@ -18,7 +18,8 @@ from workbook.catalog import load_catalog
 from workbook.engines.libreoffice import find_soffice
 from workbook.reference import tco
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 D = load_catalog().defaults.as_dict()
 N = 6  # scenarios of the default workbook

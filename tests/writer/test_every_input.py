@@ -9,17 +9,15 @@ the ~70 inputs need a dozen files and one LibreOffice start.
 
 from __future__ import annotations
 
-import shutil
-
-import openpyxl
 import pytest
 
-from tests.writer.edits import Layout, Recalc
-from workbook.engines import libreoffice, recalculate_many
+from tests.writer.edits import EditBook, Layout, Recalc, make_edited, recalculate_copies
+from workbook.engines import libreoffice
 from workbook.writer.inputs import InputRow, input_rows
 from workbook.writer.layout import value_col
 
-pytestmark = pytest.mark.skipif(libreoffice.find_soffice() is None, reason="soffice not found")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(libreoffice.find_soffice() is None, reason="soffice not found")]
 
 
 def _bad_value(r: InputRow):
@@ -38,28 +36,26 @@ def _edits() -> list[InputRow]:
     return [r for r in input_rows() if r.key != "name"]
 
 
+def _type_bad_values(chunk: list[InputRow]):
+    """The edit typing input *i* of *chunk* wrong in scenario column *i*."""
+    def edit(book: EditBook) -> None:
+        for i, r in enumerate(chunk):
+            book.plan(r.key, i, _bad_value(r))
+    return edit
+
+
 @pytest.fixture(scope="module")
 def results(built, tmp_path_factory):
     rows = _edits()
     layout = Layout(built[0])
     n = len(layout.names)
-    out_dir = tmp_path_factory.mktemp("every_input")
-    paths, plan = [], []
-    for k in range(0, len(rows), n):
-        chunk = rows[k:k + n]
-        path = out_dir / f"inputs-{k:03d}.xlsx"
-        shutil.copy(built[0], path)
-        wb = openpyxl.load_workbook(path)
-        ws = wb["Plan"]
-        for i, r in enumerate(chunk):
-            ws[layout.cell("Plan", r.key, i)].value = _bad_value(r)
-        wb.save(path)
-        paths.append(path)
-        plan.append(chunk)
-    values = recalculate_many(paths, "libreoffice")
+    plan = {f"inputs-{k:03d}": rows[k:k + n] for k in range(0, len(rows), n)}
+    paths = make_edited(built[0], tmp_path_factory.mktemp("every_input"),
+                        {name: [_type_bad_values(chunk)] for name, chunk in plan.items()})
+    values = recalculate_copies(paths)
     got = {}
-    for path, chunk in zip(paths, plan):
-        rc = Recalc(values[path], layout)
+    for name, chunk in plan.items():
+        rc = Recalc(values[name], layout)
         for i, r in enumerate(chunk):
             got[r.key] = (rc, i, layout.cell("Plan", r.key, i))
     return got

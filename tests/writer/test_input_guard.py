@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.writer.edits import ENGINES, Layout, Recalc, make_edited, recalculate_copies
+from tests.writer.edits import ENGINES, Copies, Layout, Recalc, make_edited, recalculate_copies
 from workbook.calc import registry
 from workbook.writer.input_guard import (FULL_FLAG, GUARD_PATTERN, INPUT_ERROR_TEXT, PLAN_FLAG, guard_flags,
                                          guard_template, is_input_check)
@@ -93,14 +93,13 @@ def test_built_file_guards_every_calculated_cell(built):
 
 
 @pytest.fixture(scope="module")
-def copies(built, tmp_path_factory) -> list:
-    """The edited copies of the default workbook (made once for both engines)."""
+def copies(built, tmp_path_factory) -> Copies:
+    """The edited copies of the default workbook, in copy order (made once for both engines)."""
     steps: dict[int, list] = {}
     for c, i, (_, key, value) in _placed():
         steps.setdefault(c, []).append(lambda b, key=key, i=i, value=value: b.plan(key, i, value))
-    made = make_edited(built[0], tmp_path_factory.mktemp("input_guard"),
+    return make_edited(built[0], tmp_path_factory.mktemp("input_guard"),
                        {f"bad_inputs_{c}": s for c, s in sorted(steps.items())})
-    return list(made.values())
 
 
 @pytest.fixture(scope="module")
@@ -110,10 +109,11 @@ def layout(built) -> Layout:
 
 @pytest.fixture(scope="module", params=ENGINES)
 def recalculated(request, copies, layout) -> list[Recalc]:
-    values = recalculate_copies({p.stem: p for p in copies}, request.param)  # one batch per engine
-    return [Recalc(values[p.stem], layout) for p in copies]
+    values = recalculate_copies(copies, request.param)  # one batch per engine
+    return [Recalc(v, layout) for v in values.values()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("j", range(len(EDITS)), ids=[e[0] for e in EDITS])
 def test_a_bad_input_reads_input_error_everywhere_and_is_named(recalculated, layout, j):
     c, i, (name, key, _) = _placed()[j]

@@ -11,7 +11,8 @@ from workbook.engines.libreoffice import find_soffice
 from workbook.scenario.model import Scenario
 from workbook.writer import build
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 
 def test_op_selective_is_an_input_error_for_moe_and_mla_models(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 from workbook.writer import build
 from workbook.writer.layout import value_col
-from workbook.engines import available_engines, recalculate
+from workbook.engines import available_engines
 from workbook.readback import read_workbook
 from workbook.scenario.sample import random_scenarios
 from workbook.verify import verify
@@ -24,10 +24,29 @@ def _assert_ok(report):
     assert report.ok, "\n".join(str(m) for m in report.mismatches[:20])
 
 
+def _verify_keeping_values(path, engine: str, monkeypatch):
+    """``verify(path, [engine])`` and the values the engine computed for it on the way (what a second
+    ``recalculate(path, engine)`` would give, without recalculating the workbook again)."""
+    import workbook.engines
+
+    real, kept = workbook.engines.recalculate, {}
+
+    def keep(p, e):
+        kept[e] = real(p, e)
+        return kept[e]
+
+    monkeypatch.setattr(workbook.engines, "recalculate", keep)  # verify looks it up when it runs the engine
+    report = verify(path, [engine])
+    monkeypatch.setattr(workbook.engines, "recalculate", real)
+    return report, kept[engine]
+
+
+@pytest.mark.slow
 def test_verify_default_with_formulas_engine(built):
     _assert_ok(verify(built[0], ["formulas"]))
 
 
+@pytest.mark.slow
 @needs_lo
 def test_verify_default_with_libreoffice(built):
     report = verify(built[0], ["libreoffice"])
@@ -35,6 +54,7 @@ def test_verify_default_with_libreoffice(built):
     assert report.cells_checked > 1000
 
 
+@pytest.mark.slow
 @needs_gn
 def test_verify_default_with_gnumeric_the_engine_that_follows_excel(built):
     """Every cell equal to the reference and no error value in the engine whose 0^0 is #NUM! as in Excel."""
@@ -49,6 +69,7 @@ def test_default_workbook_passes_the_excel_lint(built):
     assert [str(f) for f in lint_xlsx(built[0])] == []
 
 
+@pytest.mark.slow
 def test_default_workbook_is_valid_office_2010_open_xml(built):
     """The Open XML SDK's schema and semantic rules (openxml-audit, a pure-Python port), Office 2010 level."""
     audit = pytest.importorskip("openxml_audit")
@@ -97,11 +118,13 @@ def test_random_scenarios_cover_the_space(random_book, catalog):
         assert {getattr(x, field) is None for x in i} == {True, False}, field
 
 
+@pytest.mark.slow
 @needs_lo
 def test_verify_random_with_libreoffice(random_book):
     _assert_ok(verify(random_book[0], ["libreoffice"]))
 
 
+@pytest.mark.slow
 @needs_gn
 def test_verify_random_with_gnumeric(random_book):
     _assert_ok(verify(random_book[0], ["gnumeric"]))
@@ -113,6 +136,7 @@ def test_random_workbook_passes_the_excel_lint(random_book):
     assert [str(f) for f in lint_xlsx(random_book[0])] == []
 
 
+@pytest.mark.slow
 def test_verify_random_with_formulas_engine(random_book):
     _assert_ok(verify(random_book[0], ["formulas"]))
 
@@ -134,8 +158,9 @@ def _cell(wb, sheet, key, col_index):
     return wb[sheet].cell(row + 1, value_col(col_index) + 1)
 
 
+@pytest.mark.slow
 @needs_lo
-def test_live_edits_recompute_in_libreoffice(built, tmp_path):
+def test_live_edits_recompute_in_libreoffice(built, tmp_path, monkeypatch):
     """Change a price, the GPU and the token count; LibreOffice must give the edited scenario's values."""
     path = tmp_path / "edited.xlsx"
     shutil.copy(built[0], path)
@@ -145,9 +170,8 @@ def test_live_edits_recompute_in_libreoffice(built, tmp_path):
     _cell(wb, "Plan", "gpu", 0).value = "h100"
     _cell(wb, "Plan", "training.tokens", 0).value = 3.0e12
     wb.save(path)
-    report = verify(path, ["libreoffice"])
+    report, values = _verify_keeping_values(path, "libreoffice", monkeypatch)
     _assert_ok(report)
-    values = recalculate(path, "libreoffice")
     cost = _cell(wb, "Cost", "train_cost_usd", 0)
     old = _cell(before, "Cost", "train_cost_usd", 0).value
     new = values[("Cost", cost.coordinate)]
@@ -156,6 +180,7 @@ def test_live_edits_recompute_in_libreoffice(built, tmp_path):
     assert rb.scenarios[0].gpu == "h100" and rb.scenarios[0].cost.gpu_hour_usd == 9.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["formulas"] + (["libreoffice"] if HAVE_LO else []) + (["gnumeric"] if HAVE_GN else []))
 def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine):
     path = tmp_path / "tampered.xlsx"
@@ -172,7 +197,8 @@ def test_altered_formula_fails_verify_and_names_the_cell(built, tmp_path, engine
     assert ("Cost", const.coordinate) in cells
 
 
-def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path):
+@pytest.mark.slow
+def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path, monkeypatch):
     """An edited factor on the Efficiency sheet is read back and the reference runs on it: verify
     still agrees, and the step model of that GPU moved."""
     from tests.writer.edits import EditBook
@@ -186,8 +212,8 @@ def test_verify_reads_the_files_own_efficiency_factors(built, tmp_path):
     rb = read_workbook(path)
     assert rb.catalog.efficiency["h800"].attention_efficiency == 0.3 != old
     assert rb.scenarios[0].training.time_model == "step"
-    _assert_ok(verify(path, ["formulas"]))
-    values = recalculate(path, "formulas")
+    report, values = _verify_keeping_values(path, "formulas", monkeypatch)
+    _assert_ok(report)
     wb = openpyxl.load_workbook(built[0], data_only=True)  # the cached (unedited) values
     cell = _cell(wb, "Step Time", "st_attention_mb_s", 0)
     assert values[("Step Time", cell.coordinate)] == pytest.approx(cell.value * old / 0.3, rel=1e-6)  # time / efficiency

@@ -18,7 +18,8 @@ import pytest
 from tests.writer.edits import EditBook, Layout, Recalc, recalc_edited
 from workbook.engines.libreoffice import find_soffice
 
-pytestmark = pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(find_soffice() is None, reason="LibreOffice (soffice) is not installed")]
 
 REL = 1e-9
 GA = "training.grad_accum"
