@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -90,3 +91,15 @@ def test_more_gpus_never_lengthen_training_at_fixed_mfu(seed):
     t = sc.training
     bigger = sc.model_copy(update={"training": t.model_copy(update={"num_gpus": t.num_gpus * 2})})
     assert compute(bigger, CATALOG)["train_days_actual"] <= compute(sc, CATALOG)["train_days_actual"]
+
+
+@pytest.mark.parametrize("seed,index", [(1468, 8), (3265, 7)])
+def test_the_max_load_batch_is_never_negative_past_the_cuda_graph_range(seed, index):
+    """Found by the property test above (2026-12-04): SGLang 0.3.0 (107 us of CPU per running sequence) on a
+    small model, where the decode step between b0 and 2 b0 grows faster than linearly; its secant extrapolated
+    to a negative step at batch 0 and Little's law then gave a negative batch. The intercept is at least 0."""
+    sc = random_scenarios(CATALOG, index + 1, seed=seed)[index]
+    r = compute(sc, CATALOG)
+    ml = {k: v for k, v in r.items() if k.startswith("srv_ml")}
+    assert all(math.isfinite(v) for v in ml.values())
+    assert all(v >= 0 for k, v in ml.items() if k.endswith(("_batch", "_intercept"))), ml

@@ -47,7 +47,7 @@ def _refinement_quantities(r: int) -> list[Q]:
         *decode_quantities(f"{p}_lo", f"({w}) at the batch"),
         *decode_quantities(f"{p}_hi", f"({w}) at twice the batch"),
         Q(f"{p}_slope", "s", f"{w.capitalize()}: decode step per extra request", _S),
-        Q(f"{p}_intercept", "s", f"{w.capitalize()}: decode step at batch 0 (linear fit)", _S),
+        Q(f"{p}_intercept", "s", f"{w.capitalize()}: decode step at batch 0 (linear fit, at least 0)", _S),
         *prefill_quantities(f"{p}_pf", f"({w}) of the prompts arriving in one window"),
         *prefill_quantities(f"{p}_pf2", f"({w}) of twice those prompts"),
         Q(f"{p}_room", "tokens", f"{w.capitalize()}: prompt tokens a mixed step has room for", _S),
@@ -128,7 +128,7 @@ def compute(ctx: Context) -> dict[str, float]:
         b0 = max(B, 1.0)
         lo, hi = decode(ctx, b0, ctx_tok), decode(ctx, 2 * b0, ctx_tok)
         s = (hi["step_s"] - lo["step_s"]) / b0
-        a = lo["step_s"] - s * b0
+        a = max(0.0, lo["step_s"] - s * b0)  # no negative step at batch 0 (reference.serving_max_load)
         pf = prefill_values(ctx, f"{p}_pf", max(1.0, lam * n * lo["step_s"]), float(eng.prefill_chunk_tokens))
         k0, t_k = pf[f"{p}_pf_batch"], pf[f"{p}_pf_prefill_s"]
         pf2 = prefill_values(ctx, f"{p}_pf2", 2 * k0, float(eng.prefill_chunk_tokens))

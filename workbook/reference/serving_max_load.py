@@ -130,7 +130,8 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
         b0 = max(B, 1.0)
         t_b = sl._decode(shape, b0, ctx, dkw)
         s = (sl._decode(shape, 2.0 * b0, ctx, dkw) - t_b) / b0
-        a = t_b - s * b0
+        a = max(0.0, t_b - s * b0)  # a step takes no negative time at batch 0 (a step that grows faster than
+        # linearly between b0 and 2 b0, past the CUDA-graph range, would extrapolate below 0)
         probe = max(lam, 1e-9)
         rho, fixed, waits = sl._prefill_terms(shape, lam=probe, t_d=t_b, batch=b0, prompt=p, engine=engine, pf_kw=pf_kw)
         r = rho / probe

@@ -54,7 +54,7 @@ def _refinement(r: int) -> dict[str, str]:
         **decode_items(f"{p}_lo", f"{p}_b0", _CTX),
         **decode_items(f"{p}_hi", f"{p}_b2", _CTX),
         f"{p}_slope": f"=({{{p}_hi_step_s}}-{lo_s})/{f['b0']}",
-        f"{p}_intercept": f"={lo_s}-{s}*{f['b0']}",
+        f"{p}_intercept": f"=MAX(0,{lo_s}-{s}*{f['b0']})",
         **prefill_items(f"{p}_pf", f"=MAX(1,{f['lam0']}*{_N}*{lo_s})", "srv_eng_prefill_chunk_tokens"),
         **prefill_items(f"{p}_pf2", f"=c_two*{{{p}_pf_batch}}", "srv_eng_prefill_chunk_tokens"),
         f"{p}_room": f"=MAX(1,{{srv_eng_prefill_chunk_tokens}}-{f['b0']})",
