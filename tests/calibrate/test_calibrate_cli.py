@@ -115,3 +115,16 @@ def test_an_existing_overlay_is_kept_unless_force(overlay, capsys):
     assert (overlay / "efficiency.yaml").read_text() == before
     assert main(["calibrate", str(LLAMA), "-o", str(overlay), "--force", "--as-of", "2026-12-04"]) == 0
     assert (overlay / "efficiency.yaml").read_text() == before
+
+
+def test_a_factor_the_record_leaves_out_is_refused_in_one_line(tmp_path, capsys):
+    """--factors efficiency[a100-80gb].fp8_gemm_efficiency: the A100 has no FP8 units, its record leaves the field
+    out; exit 2 with one line that says so (not a traceback)."""
+    from workbook.cli import main
+    from workbook.validation import DEFAULT_DIR
+
+    assert main(["calibrate", str(DEFAULT_DIR / "llama1-a100.yaml"), "-o", str(tmp_path / "o"),
+                 "--factors", "efficiency[a100-80gb].fp8_gemm_efficiency"]) == 2
+    assert not (tmp_path / "o").exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "leaves this field out" in err[0]

@@ -206,7 +206,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_fw_attn_factor": fw.attention_efficiency_factor,
         "st_fw_elem_factor": fw.elementwise_bytes_factor,
         "st_gemm_efficiency": kw["gemm_efficiency"],
-        "st_fp8_gemm_efficiency": (ctx.eff.fp8_gemm_efficiency or 0.0) * fw.gemm_efficiency_factor,
+        "st_fp8_gemm_efficiency": kw["fp8_gemm_efficiency"] or 0.0,
         "st_attention_efficiency": kw["attention_efficiency"],
         "st_peak_TFLOPS": kw["peak_TFLOPS"],
         "st_gemm_FLOPS": kw["peak_TFLOPS"] * TERA * kw["gemm_efficiency"],

@@ -203,16 +203,16 @@ def factors_of(kind: str, gpu_id: str, engine_id: str | None, catalog, *, option
     for name in names:
         table = SPECS[name].table
         record = engine_id if table == "engine" else record_of(catalog, name, gpu_id)
-        if record is not None and _has_record(catalog, table, record) and _applies(catalog, table, record, name):
+        if record is not None and _has_record(catalog, table, record) and applies(catalog, table, record, name):
             out.append(Factor(name, record))
     return out
 
 
-def _applies(catalog, table: str, record: str, name: str) -> bool:
-    """A field the record leaves out (fp8_gemm_efficiency of a GPU without FP8) is no factor of it."""
-    if table != "efficiency":
-        return True
-    return getattr(catalog.efficiency[record], SPECS[name].field) is not None
+def applies(catalog, table: str, record: str, name: str) -> bool:
+    """A field the record leaves out (fp8_gemm_efficiency of a GPU without FP8) is no factor of it (a record that
+    does not exist is not this function's to refuse)."""
+    rec = catalog.efficiency.get(record) if table == "efficiency" else None
+    return rec is None or getattr(rec, SPECS[name].field) is not None
 
 
 def parse_factor(text: str) -> tuple[str, str | None]:

@@ -53,7 +53,7 @@ def by_kind(cal: Calibration, *, holdout: bool | None = None) -> dict[str, dict]
     return out
 
 
-def domain_of(kind: str) -> str:
+def group_of(kind: str) -> str:
     """The summary group a kind belongs to ("training", "serving"), or "counts" for parameters and FLOPs."""
     return next((g for g, members in GROUPS.items() if kind in members), kind)
 
@@ -68,7 +68,7 @@ def by_publication(cal: Calibration) -> list[dict]:
     err = errors(cal, cal.ours_cv if len(cal.ours_cv) else cal.ours_fit)
     groups: dict[tuple[str, str], list[int]] = {}
     for i in cal.shown_idx():
-        groups.setdefault((domain_of(pts[i].kind), pts[i].case.publication), []).append(i)
+        groups.setdefault((group_of(pts[i].kind), pts[i].case.publication), []).append(i)
     rows = [{"domain": dom, "publication": pub, "column": col, **_stats(err[idx], tol[idx]),
              "share_of_domain_error": 0.0} for (dom, pub), idx in groups.items()]
     for dom in {r["domain"] for r in rows}:
@@ -84,7 +84,11 @@ def print_publications(cal: Calibration, out: TextIO, title: str) -> None:
     """One row per publication and domain: points, mean |error|, within tolerance, share of the domain's error."""
     rows = [[r["domain"], r["publication"], str(r["count"]), _pct(r), f"{100 * r['share_of_domain_error']:4.0f} %"]
             for r in by_publication(cal) if r["domain"] != "counts"]
-    heads = ["domain", "publication", "points", "mean |error| (within)", "share of domain error"]
+    _print_table(title, ["domain", "publication", "points", "mean |error| (within)", "share of domain error"], rows, out)
+
+
+def _print_table(title: str, heads: list[str], rows: list[list[str]], out: TextIO) -> None:
+    """A title, left-aligned columns as wide as their widest cell, a rule under the heads."""
     widths = [max(len(x) for x in col) for col in zip(heads, *rows)]
     print(title, file=out)
     print("  ".join(h.ljust(w) for h, w in zip(heads, widths)), file=out)
@@ -109,12 +113,7 @@ def print_kinds(cal: Calibration, out: TextIO, title: str) -> None:
         if "cross_validated" in s:
             row.append(_pct(s["cross_validated"]))
         rows.append(row)
-    widths = [max(len(x) for x in col) for col in zip(heads, *rows)]
-    print(title, file=out)
-    print("  ".join(h.ljust(w) for h, w in zip(heads, widths)), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)), file=out)
+    _print_table(title, heads, rows, out)
     print("(mean |error| (points within their tolerance / points))", file=out)
 
 

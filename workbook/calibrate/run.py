@@ -15,8 +15,8 @@ from typing import Iterable
 import numpy as np
 
 from workbook.calibrate.evaluate import Evaluator
-from workbook.calibrate.factors import (DOMAINS, SPECS, Factor, domain_of, factors_of, ordered, parse_factor,
-                                       record_of)
+from workbook.calibrate.factors import (DOMAINS, SPECS, Factor, applies, domain_of, factors_of, ordered,
+                                       parse_factor, record_of)
 from workbook.calibrate.fit import FitResult, Selection, elasticities, linear_refit, select, solve, solve_refreshed
 from workbook.errors import InputError
 from workbook.validation.load import load_validation_files
@@ -67,15 +67,14 @@ def _candidates(ev: Evaluator, idx: list[int], names: list[str] | None) -> list[
             else {record_of(ev.catalog, spec, g) if g in ev.catalog.efficiency else g for g in gpus}
         for rec in records:
             f = Factor(spec, rec)
+            if not applies(ev.catalog, table, rec, spec):
+                raise InputError(f"factor {f.label}: the record leaves this field out (fp8_gemm_efficiency of a GPU "
+                                 "without FP8 units)", field="--factors", expected="a factor the record has")
             try:
                 f.value(ev.catalog)
             except InputError:
                 raise InputError(f"factor {f.label}: the catalogue has no such record", field="--factors",
                                  expected="a GPU id of efficiency.yaml / a device or profile of engines.yaml") from None
-            except TypeError:
-                raise InputError(f"factor {f.label}: the record leaves this field out (fp8_gemm_efficiency of a GPU "
-                                 "without FP8 units)", field="--factors",
-                                 expected="a factor the record has") from None
             out.add(f)
     return ordered(out)
 

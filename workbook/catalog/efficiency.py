@@ -60,12 +60,18 @@ def _num(v: float | None) -> str:
     return "left out" if v is None else f"{v:g}"
 
 
+def _record_line(path: Path, gid: str, field: str) -> int | None:
+    """The line of ``field`` in the record of ``gid`` (for an error message), when the file has it."""
+    data, lines = load_yaml(path) if path.exists() else ([], {})
+    i = next((k for k, d in enumerate(data or []) if isinstance(d, dict) and d.get("gpu") == gid), -1)
+    return line_of(lines, (i, field)) if i >= 0 else None
+
+
 def check_fp8_fields(records: dict[str, GpuEfficiency], gpus: dict, path: str | Path) -> None:
     """fp8_gemm_efficiency is given exactly where gpus.yaml gives the GPU an FP8 peak: InputError naming the file,
     line, record and field otherwise (on a GPU without FP8 an FP8 recipe's GEMMs are BF16 GEMMs at gemm_efficiency,
     so a value there would move nothing)."""
     path = Path(path)
-    data, lines = None, {}
     for gid, rec in records.items():
         gpu = gpus.get(gid)
         if gpu is None:
@@ -73,39 +79,33 @@ def check_fp8_fields(records: dict[str, GpuEfficiency], gpus: dict, path: str | 
         has_fp8 = getattr(gpu, "fp8_dense_TFLOPS", None) is not None
         if has_fp8 == (rec.fp8_gemm_efficiency is not None):
             continue
-        if data is None:
-            data, lines = load_yaml(path) if path.exists() else ([], {})
-        i = next((k for k, d in enumerate(data or []) if isinstance(d, dict) and d.get("gpu") == gid), -1)
         if has_fp8:
             raise InputError(f"{gid}.fp8_gemm_efficiency is missing: gpus.yaml gives {gid} an FP8 peak, so FP8 training "
                              "plans need the fraction of it their GEMMs sustain", file=str(path),
-                             line=line_of(lines, (i, "gpu")) if i >= 0 else None, field=f"{gid}.fp8_gemm_efficiency",
+                             line=_record_line(path, gid, "gpu"), field=f"{gid}.fp8_gemm_efficiency",
                              expected="0 < x <= 1 (gemm_efficiency's value when nothing better is known)")
         raise InputError(f"{gid}.fp8_gemm_efficiency is given but gpus.yaml gives {gid} no FP8 peak: its FP8 recipes run "
                          "BF16 GEMMs at gemm_efficiency, so the value would move nothing", file=str(path),
-                         line=line_of(lines, (i, "fp8_gemm_efficiency")) if i >= 0 else None,
-                         field=f"{gid}.fp8_gemm_efficiency", expected="left out")
+                         line=_record_line(path, gid, "fp8_gemm_efficiency"), field=f"{gid}.fp8_gemm_efficiency",
+                         expected="left out")
 
 
 def check_compute_ties(records: dict[str, GpuEfficiency], path: str | Path) -> None:
     """Every ``compute_as`` names a record without one of its own, and the tied GPU's compute-die factors
     (COMPUTE_FIELDS) equal that record's: InputError naming the file, line, record, field and both values."""
     path = Path(path)
-    data, lines = None, {}
     for gid, rec in records.items():
         if not rec.compute_as:
             continue
-        if data is None:
-            data, lines = load_yaml(path) if path.exists() else ([], {})
-        i = next((k for k, d in enumerate(data or []) if isinstance(d, dict) and d.get("gpu") == gid), -1)
         target = records.get(rec.compute_as)
         if target is None or target.compute_as or rec.compute_as == gid:
             raise InputError(f"{gid}.compute_as names {rec.compute_as!r}, which is not a GPU with its own compute "
-                             "factors", file=str(path), line=line_of(lines, (i, "compute_as")) if i >= 0 else None,
+                             "factors", file=str(path), line=_record_line(path, gid, "compute_as"),
                              field=f"{gid}.compute_as", expected="the id of another record without compute_as")
         for fld in COMPUTE_FIELDS:
             mine, theirs = getattr(rec, fld), getattr(target, fld)
             if (mine is None) != (theirs is None) or (mine is not None and abs(mine - theirs) > TIE_TOLERANCE):
                 raise InputError(f"{gid}.{fld} is {_num(mine)} but {gid} has compute_as: {target.gpu} (the same "
-                                 f"compute die), whose {fld} is {_num(theirs)}", file=str(path), line=line_of(lines, (i, fld)) if i >= 0 else None,
+                                 f"compute die), whose {fld} is {_num(theirs)}", file=str(path),
+                                 line=_record_line(path, gid, fld),
                                  field=f"{gid}.{fld}", expected=f"{_num(theirs)}, or no compute_as")
