@@ -82,16 +82,41 @@ def test_render_keeps_the_sign_of_zero_apart():
     assert render("#,##0", math.nan) == "NaN"
 
 
-def test_gc_paused_leaves_frozen_objects_alone():
-    gc.freeze()
-    frozen = gc.get_freeze_count()
+def _gc_calls(monkeypatch, frozen_count: int) -> list[str]:
+    """Record gc.freeze / gc.unfreeze calls while get_freeze_count reports *frozen_count*. Counting the real
+    permanent generation is not a test: a frozen object that dies (another thread's) lowers the count."""
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: frozen_count)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(gc, "unfreeze", lambda: calls.append("unfreeze"))
+    return calls
+
+
+def test_gc_paused_leaves_frozen_objects_alone(monkeypatch):
+    calls = _gc_calls(monkeypatch, frozen_count=657_414)
+    with gc_paused():
+        assert not gc.isenabled()
+    assert calls == []  # someone else's frozen objects are not thawed
+    assert gc.isenabled()
+
+
+def test_gc_paused_ages_the_build_s_objects_when_nothing_is_frozen(monkeypatch):
+    calls = _gc_calls(monkeypatch, frozen_count=0)
+    with gc_paused():
+        pass
+    assert calls == ["freeze", "unfreeze"]
+    assert gc.isenabled()
+
+
+def test_gc_paused_keeps_a_disabled_collector_disabled(monkeypatch):
+    calls = _gc_calls(monkeypatch, frozen_count=0)
+    gc.disable()
     try:
         with gc_paused():
             pass
-        assert gc.get_freeze_count() == frozen
-        assert gc.isenabled()
+        assert not gc.isenabled() and calls == []
     finally:
-        gc.unfreeze()
+        gc.enable()
 
 
 def _layout():
