@@ -31,7 +31,7 @@ def test_short_prompt_long_output_picks_the_h20_on_cost_per_token():
     assert rec["gpu"] == "h20" and rec["usd_per_1M_tokens"] < h800["usd_per_1M_tokens"]
     assert rec["usd_per_month"] < h800["usd_per_month"]
     assert (rec["tp"], rec["replicas"], rec["num_gpus"]) == (2, 22, 44)
-    assert (h800["tp"], h800["replicas"], h800["num_gpus"]) == (4, 3, 12)
+    assert (h800["tp"], h800["replicas"], h800["num_gpus"]) == (4, 4, 16)
 
 
 def test_at_reserved_prices_the_h800_wins_the_short_prompt_load():

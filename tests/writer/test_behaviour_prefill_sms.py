@@ -111,6 +111,6 @@ def test_a_hidden_decode_exchange_holds_the_sms_for_its_share(rc, built):
 
     batch = openpyxl.load_workbook(built[0])["Plan"][Layout(built[0]).cell("Plan", "inference.batch", SC)].value
     ref = dt.decode_step(shape, batch=float(batch),
-                         context_tokens=_g(held, "decode_context_tokens"), hw=hw, engine=CAT.engines.profile(PROFILE),
+                         context_tokens=_g(held, "srv_running_context_tokens"), hw=hw, engine=CAT.engines.profile(PROFILE),
                          tp=1, ep=32, weight_precision="fp8", ep_nodes=4, ep_overlap_frac=1.0)
     assert _g(held, "srv_dec_step_s") == pytest.approx(ref["step_s"], rel=1e-6)
