@@ -40,6 +40,54 @@ def test_destination_link_is_refused_and_its_target_untouched(tmp_path: Path, da
     assert sorted(p.name for p in link.parent.iterdir()) == ["plan.md"]
 
 
+@pytest.mark.parametrize("inside", [True, False])
+def test_output_folder_link_is_refused_and_its_target_untouched(tmp_path: Path, inside: bool) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "plans").symlink_to(real)  # a folder planted as a link, e.g. to /etc
+    dest = tmp_path / "out" / "plans" / "plan.md"
+    checks = {"inside": tmp_path / "out" / "plans"} if inside else {}
+    with pytest.raises(InputError) as info:
+        safe_write.write_text(dest, "x", **checks)
+    msg = str(info.value)
+    assert msg.startswith(f"{tmp_path / 'out' / 'plans'}: the output folder is a symbolic link to {real}")
+    assert f"name the real path: {real if inside else real / 'plan.md'}" in msg and "\n" not in msg
+    assert list(real.iterdir()) == []
+
+
+def test_link_below_the_named_folder_is_refused(tmp_path: Path) -> None:
+    real, out = tmp_path / "real", tmp_path / "out"
+    real.mkdir()
+    out.mkdir()
+    (out / "sub").symlink_to(real)  # a subfolder the tool would enter, planted as a link
+    with pytest.raises(InputError, match=f"a folder below the output folder {out} is a symbolic link to {real}"):
+        safe_write.write_text(out / "sub" / "deeper" / "plan.md", "x", inside=out)
+    assert list(real.iterdir()) == []
+
+
+def test_links_among_the_named_folders_parents_are_followed(tmp_path: Path) -> None:
+    (tmp_path / "real" / "out").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(tmp_path / "real")  # the user's environment, e.g. /home -> /data/home
+    out = tmp_path / "alias" / "out"
+    safe_write.write_text(out / "plan.md", "x", inside=out)
+    safe_write.write_text(out / "new" / "plan.md", "y")  # a folder the tool creates below: a real one
+    assert (tmp_path / "real" / "out" / "plan.md").read_text() == "x"
+    assert (tmp_path / "real" / "out" / "new" / "plan.md").read_text() == "y"
+
+
+def test_a_folder_link_planted_while_writing_is_refused(tmp_path: Path) -> None:
+    elsewhere, out = tmp_path / "elsewhere", tmp_path / "out"
+    elsewhere.mkdir()
+    out.mkdir()
+    with pytest.raises(InputError, match="symbolic link"):
+        with safe_write.atomic_file(out / "plan.md") as f:
+            f.write(b"x")
+            out.rename(tmp_path / "moved")
+            out.symlink_to(elsewhere)
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_link_planted_at_the_temporary_name_is_never_followed(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "target.txt"
     target.write_text("precious")
