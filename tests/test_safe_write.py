@@ -156,6 +156,24 @@ def test_write_all_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]
 
 
+def test_write_all_refuses_a_folder_link_before_writing_anything(tmp_path: Path) -> None:
+    cat, real = tmp_path / "cat", tmp_path / "real"
+    (real / "scenarios").mkdir(parents=True)
+    cat.mkdir()
+    (cat / "gpus.yaml").write_text("a: 1\n")
+    (real / "scenarios" / "s.yaml").write_text("b: 1\n")
+    (cat / "scenarios").symlink_to(real / "scenarios")  # below the named catalogue folder
+    files = {cat / "gpus.yaml": b"a: 2\n", cat / "scenarios" / "s.yaml": b"b: 2\n"}
+    with pytest.raises(InputError, match=f"a folder below the output folder {cat} is a symbolic link"):
+        safe_write.write_all(files, inside=[cat])
+    assert sorted(p.name for p in cat.iterdir()) == ["gpus.yaml", "scenarios"]  # no temporary either
+    assert (cat / "gpus.yaml").read_text() == "a: 1\n" and (real / "scenarios" / "s.yaml").read_text() == "b: 1\n"
+    (tmp_path / "alias").symlink_to(real)  # a link among the parents of the named folder alias/scenarios: followed
+    named = tmp_path / "alias" / "scenarios"
+    safe_write.write_all({named / "s.yaml": b"b: 2\n"}, inside=[named])
+    assert (real / "scenarios" / "s.yaml").read_text() == "b: 2\n"
+
+
 def test_backups_are_numbered_and_never_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "plan.xlsx"
     for n in (1, 2, 3):

@@ -230,14 +230,20 @@ def copy_file(src: str | Path, dest: str | Path, **checks) -> Path:
     return Path(dest)
 
 
-def write_all(files: dict[Path, bytes], mode_of=None) -> None:
+def write_all(files: dict[Path, bytes], mode_of=None, inside: Iterable[str | Path] = ()) -> None:
     """All or nothing: every file to a temporary first, then all renamed; on any failure none is replaced.
 
-    *mode_of*: path -> permission bits (default: the existing file's, else the umask's)."""
+    *mode_of*: path -> permission bits (default: the existing file's, else the umask's). *inside*: the folders the
+    user named (``--catalog``, ``--scenarios``); a file below one of them is checked from the outermost that holds
+    it (:func:`check_folder`: no link there or below), any other from its own folder."""
+    def named(dest: Path) -> Path | None:
+        holders = [Path(f) for f in inside if Path(dest).parent.is_relative_to(f)]
+        return min(holders, key=lambda f: len(f.parts)) if holders else None
+
+    files = {check_destination(dest, inside=named(dest)): data for dest, data in files.items()}  # all, first
     temps: list[tuple[Path, Path]] = []
     try:
         for dest, data in files.items():
-            dest = check_destination(dest)
             fd, tmp = _create_temp(dest)
             temps.append((tmp, dest))
             with os.fdopen(fd, "wb") as f:
@@ -247,7 +253,7 @@ def write_all(files: dict[Path, bytes], mode_of=None) -> None:
                 mode = mode_of(dest) if mode_of else (os.stat(dest).st_mode & 0o777 if dest.exists() else _umask_mode())
                 os.fchmod(f.fileno(), mode)
         for tmp, dest in temps:
-            _recheck(dest, {})
+            _recheck(dest, {"inside": named(dest)})
         for tmp, dest in temps:
             os.replace(tmp, dest)
     except OSError as exc:
