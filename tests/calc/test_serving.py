@@ -40,10 +40,16 @@ def test_kv_capacity_is_the_reference_qwen3_fp8():
 
 
 def test_decode_step_and_prefill_are_the_reference():
-    r = compute(_sc(batch=55, prompt_tokens=130, output_tokens=200), CAT)
+    r = compute(_sc(batch=55, prompt_tokens=130, output_tokens=200, output_lengths="fixed"), CAT)
     shape, eng = model_shape(CAT.model("llama-3-70b")), ENG.profile("vllm-0.6.0")
     step = dt.decode_step(shape, batch=55, context_tokens=230, hw=_hw(), engine=eng, tp=4)
+    assert r["srv_running_context_tokens"] == 230  # fixed lengths: prompt + output/2
     assert r["srv_decode_step_ms"] == pytest.approx(step["step_s"] * 1e3, rel=1e-12)
+    # exponential outputs (the default): the running requests' mean context is prompt + output
+    e = compute(_sc(batch=55, prompt_tokens=130, output_tokens=200), CAT)
+    step_e = dt.decode_step(shape, batch=55, context_tokens=330, hw=_hw(), engine=eng, tp=4)
+    assert e["srv_running_context_tokens"] == 330 and e["decode_context_tokens"] == 230
+    assert e["srv_decode_step_ms"] == pytest.approx(step_e["step_s"] * 1e3, rel=1e-12)
     pf = pt.prefill_time(shape, prompt_tokens=130, hw=_hw(), engine=eng, tp=4)
     assert r["srv_prefill_ms"] == pytest.approx(pf["prefill_s"] * 1e3, rel=1e-12)
 

@@ -16,7 +16,7 @@ CAT = load_catalog()
 
 DS_INF = dict(serving_model="engine", engine="deepseek-v3-infer", disaggregated="on", tp=1, ep=144, prefill_ep=32,
               redundant_experts=32, ep_overlap_frac=1.0, weight_precision="fp8", cache_hit_frac=0.563,
-              prompt_tokens=4383, output_tokens=1212, arrival_rate_rps=sv.DS_RATE_RPS, tpot_target_ms=1e3 / 21)
+              prompt_tokens=sv.DS_PROMPT, output_tokens=sv.DS_OUTPUT, arrival_rate_rps=sv.DS_RATE_RPS, tpot_target_ms=1e3 / 21)
 
 
 def _sc(model: str = "deepseek-v3", gpu: str = "h800", **inference) -> Scenario:
@@ -34,7 +34,7 @@ def test_deepseek_rows_are_the_reference_table():
                                                                         rel=1e-12)
     assert r["srv_dis_gpus"] == ref["total_gpus"]
     assert r["srv_gpus_in_use"] == ref["total_gpus"]
-    assert r["srv_tokens_per_s_total_in_use"] == pytest.approx(sv.DS_RATE_RPS * 1212)
+    assert r["srv_tokens_per_s_total_in_use"] == pytest.approx(sv.DS_RATE_RPS * sv.DS_OUTPUT)
     assert r["srv_tpot_ms_in_use"] == pytest.approx(ref["tpot_s"] * 1e3)
     assert r["srv_engine_ttft_ms"] == pytest.approx(ref["ttft_s"] * 1e3)
     assert r["srv_load_unstable_flag"] == 0
@@ -62,7 +62,7 @@ def test_blank_rate_is_one_decode_instance_and_no_target_is_the_kv_cap():
     assert r["srv_dis_batch"] == r["srv_load_batch_cap_used"]
     assert r["srv_dis_dec_instances"] == 1
     assert r["srv_dis_rate_rps"] == pytest.approx(
-        r["srv_dis_dec_requests_per_instance"] / (1211 * r["srv_disd_step_s"]))
+        r["srv_dis_dec_requests_per_instance"] / ((sv.DS_OUTPUT - 1) * r["srv_disd_step_s"]))
 
 
 def test_cache_hits_shrink_the_prefill_pool():
@@ -99,20 +99,20 @@ def test_load_rows_with_ep_are_per_attention_dp_rank():
 def test_mla_prefill_rows_are_non_absorbed_and_re_expand_the_cache():
     """The prefill pool's rows equal prefill_time: attention at d_qk + d_v = 320 per head (DeepSeek-V3,
     by hand 2 x 128 x 320 x 61 per context token, against decode's 2 x 128 x 1,088 x 61) and kv_b_proj
-    over the 8 x 2,468 cached tokens of the step (2 x 61 x 128 x 512 x 256 FLOP per token)."""
+    over the 9 x 2,201 cached tokens of the step (16,384 // 1,708 new tokens = 9 prompts) (2 x 61 x 128 x 512 x 256 FLOP per token)."""
     from workbook.reference import prefill_time as pt
 
     r = compute(_sc(**DS_INF), CAT)
     assert r["srv_prefill_attn_FLOP_per_ctx_token"] == pytest.approx(2 * 128 * 320 * 61)
     assert r["srv_attn_FLOP_per_ctx_token"] == pytest.approx(2 * 128 * 1088 * 61)
     assert r["srv_kv_up_FLOP_per_token"] == pytest.approx(2 * 61 * 128 * 512 * 256)
-    new, cached = 4383 * (1 - 0.563), 4383 * 0.563
-    ref = pt.prefill_time(sv.DSV3, prompt_tokens=new, cached_tokens=cached, batch=8, hw=sv.H800,
+    new, cached = sv.DS_PROMPT * (1 - 0.563), sv.DS_PROMPT * 0.563
+    ref = pt.prefill_time(sv.DSV3, prompt_tokens=new, cached_tokens=cached, batch=9, hw=sv.H800,
                           engine=sv.ENGINES.profile("deepseek-v3-infer"), tp=1, ep=32, redundant_experts=32,
                           weight_precision="fp8", ep_nodes=4, ep_overlap_frac=1.0)
-    assert r["srv_dispf_batch"] == 8 and r["srv_dispf_prompt_chunks"] == 1
+    assert r["srv_dispf_batch"] == 9 and r["srv_dispf_prompt_chunks"] == 1
     assert r["srv_dispf_up_FLOP"] == pytest.approx(ref["kv_up_FLOPs"], rel=1e-12)
-    assert r["srv_dispf_up_FLOP"] == pytest.approx(8 * cached * 2 * 61 * 128 * 512 * 256, rel=1e-12)
+    assert r["srv_dispf_up_FLOP"] == pytest.approx(9 * cached * 2 * 61 * 128 * 512 * 256, rel=1e-12)
     assert r["srv_dispf_attn_s"] == pytest.approx(ref["attention_s"], rel=1e-12)
     assert r["srv_dispf_prefill_s"] == pytest.approx(ref["prefill_s"], rel=1e-12)
     # GQA re-expands nothing

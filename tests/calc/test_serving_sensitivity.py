@@ -27,7 +27,7 @@ def _with(sc, section: str, **kw):
 
 @pytest.fixture(scope="module")
 def chat():
-    """The serve-70b-chat request's recommended serving column: 7 replicas of H800 TP 4 at 20 requests/s."""
+    """The serve-70b-chat request's recommended serving column: 8 replicas of H800 TP 4 at 20 requests/s."""
     out = plan_request(load_request(Path("catalog/requests/serve-70b-chat.yaml"), CATALOG), CATALOG)
     name = out.data["serving"]["recommended"]["scenario"]
     return next(s for s in out.scenarios if s.name == name)
@@ -65,7 +65,7 @@ def test_a_fleet_not_sized_by_the_load_holds_its_replicas():
 @pytest.mark.parametrize("tag, frac", [("low", -0.2), ("high", 0.2)])
 def test_the_load_re_sizes_the_replicas_and_the_moved_fleet_meets_the_targets(chat, tag, frac):
     q = compute(chat, CATALOG)
-    assert q["srv_sens_sized_flag"] == 1 and chat.inference.replicas == 7
+    assert q["srv_sens_sized_flag"] == 1 and chat.inference.replicas == 8
     reps = q[f"srv_sens_replicas_{tag}"]
     assert reps == ss.replicas_for_load(arrival_rate_rps=20.0, frac=frac, max_load_rps_per_replica=q["srv_max_load_rps"])
     assert (q["srv_sens_replicas_low"], q["srv_sens_replicas_high"]) == (6, 9)

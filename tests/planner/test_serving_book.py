@@ -35,7 +35,7 @@ def test_writes_xlsx_pdf_and_markdown_with_the_serving_plan(planned):
     assert f"**{rec['num_gpus']} x H800**" in md and f"${rec['usd_per_month']:,.0f}" in md
     assert "## Recommendation" not in md  # no training asked
     text = subprocess.run(["pdftotext", "-layout", data["pdf"], "-"], capture_output=True, text=True, check=True).stdout
-    assert "The serving plan" in text and "40,880" in text and not [e for e in ERRORS if e in text]
+    assert "The serving plan" in text and "46,720" in text and not [e for e in ERRORS if e in text]
     assert words_past_right_margin(Path(data["pdf"])) == []  # the Recommendation's subtitle wraps, not clipped
     # the subtitle prints whole (it wraps, whatever its line breaks)
     assert "column's Inference, KV Cache and Cost rows; the best plan of every other GPU beside it." in " ".join(
@@ -54,12 +54,12 @@ def test_json_markdown_and_recommendation_carry_the_tco_of_the_serving_fleet(pla
     xlsx, data = planned
     tco, rec = data["tco"], data["serving"]["recommended"]
     assert tco["scenario"] == rec["scenario"] and tco["gpu"] == "h800" and tco["purpose"] == "serving"
-    assert tco["tco_gpus_owned"] == rec["num_gpus"] == 28 and tco["tco_nodes"] == 4
+    assert tco["tco_gpus_owned"] == rec["num_gpus"] == 32 and tco["tco_nodes"] == 4
     assert tco["tco_server_capex_usd"] == 4 * CATALOG.defaults.value("server_capex_usd")
     assert tco["tco_rent_per_year_usd"] == pytest.approx(12 * rec["usd_per_month"], rel=1e-12)
     assert 0 < tco["tco_vs_rent_frac"] and "self_build_total_usd" not in tco and data["serving_tco"] is None
     assert_tco_is_the_workbooks(xlsx, data)
-    assert "Buying the serving fleet instead of renting it: its 28 H800 GPUs in use in 4 whole servers" in \
+    assert "Buying the serving fleet instead of renting it: its 32 H800 GPUs in use in 4 whole servers" in \
         Path(data["markdown"]).read_text()
     ws = openpyxl.load_workbook(xlsx, data_only=True)["Recommendation"]
     shown = {c.value: ws[f"B{c.row}"].value for (c,) in ws.iter_rows(min_col=1, max_col=1)}
@@ -79,7 +79,7 @@ def test_recommendation_reads_the_plan_live_and_a_doubled_load_fails_tpot(planne
     rec = data["serving"]["recommended"]
     v, d = recommendation_recalculated(xlsx, tmp_path, "inference.arrival_rate_rps", 2 * rec["load_rps"])
 
-    assert v("GPUs (TP x EP x replicas)") == 28 and v("Replicas (serving groups)") == 7
+    assert v("GPUs (TP x EP x replicas)") == 32 and v("Replicas (serving groups)") == 8
     assert v("Load carried, all replicas") == pytest.approx(20)
     assert v("TTFT under the load") == pytest.approx(rec["ttft_ms"], rel=1e-9)
     assert v("TPOT under the load") == pytest.approx(rec["tpot_ms"], rel=1e-9)
@@ -263,7 +263,7 @@ def test_pdf_order_with_a_one_page_cover_and_recommendation_and_no_training_rows
     first = subprocess.run(["pdftotext", "-layout", "-f", "1", "-l", "2", data["pdf"], "-"], capture_output=True,
                            text=True, check=True).stdout
     for want in ("The serving plan (co-located)", "The serving fleet bought", "Why this option: the alternatives",
-                 "Cost per month (USD)", "$40,880"):
+                 "Cost per month (USD)", "$46,720"):
         assert want in first, want
     assert "training" not in first.lower()
 

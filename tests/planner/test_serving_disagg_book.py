@@ -36,7 +36,7 @@ def test_recommendation_reads_the_pools_live_and_twice_the_load_takes_larger_poo
     assert (v("EP per prefill instance"), v("EP per decode instance")) == (rec["prefill_ep"], rec["ep"])
     assert v("Prefill instances") == rec["prefill_instances"] and v("Decode instances") == rec["decode_instances"]
     assert v("Prefill pool GPUs") == rec["prefill_gpus"] and v("Decode pool GPUs") == rec["decode_gpus"]
-    assert v("GPUs (both pools)") == rec["num_gpus"] == 1792
+    assert v("GPUs (both pools)") == rec["num_gpus"] == 1776
     assert v("Decode batch per attention-DP rank at the TPOT target") == rec["decode_batch_per_rank"]
     assert v("TTFT (prefill pool)") == pytest.approx(rec["ttft_ms"], rel=1e-9)
     assert (v("Prefill step (the prompts of one chunk)") + v("Prefill queue: mean wait before a prompt's step")) * 1e3 \

@@ -35,12 +35,12 @@ def _one(req: PlanRequest, tp: int = 1, gpu: str = "h100"):
     return evaluate(req, ServingLayout(gpu, tp, 1, "vllm-0.10"), CATALOG, {"model": req.model})
 
 
-def test_the_chat_request_recommends_seven_h800_tp4_groups():
+def test_the_chat_request_recommends_eight_h800_tp4_groups():
     out = plan_request(load_request(CHAT, CATALOG), CATALOG)
     sv = out.data["serving"]
     rec = sv["recommended"]
-    assert sv["status"] == "feasible" and (rec["gpu"], rec["tp"], rec["ep"], rec["replicas"]) == ("h800", 4, 1, 7)
-    assert rec["num_gpus"] == 28 and rec["usd_per_month"] == pytest.approx(28 * 2.0 * HOURS_PER_MONTH, rel=1e-12)
+    assert sv["status"] == "feasible" and (rec["gpu"], rec["tp"], rec["ep"], rec["replicas"]) == ("h800", 4, 1, 8)
+    assert rec["num_gpus"] == 32 and rec["usd_per_month"] == pytest.approx(32 * 2.0 * HOURS_PER_MONTH, rel=1e-12)
     assert rec["ttft_ms"] <= 2000 and rec["tpot_ms"] <= 50 and rec["load_rps"] == pytest.approx(20)
     alt = sv["alternatives"]["h20"]
     assert alt["usd_per_month"] > rec["usd_per_month"] and alt["tpot_ms"] <= 50

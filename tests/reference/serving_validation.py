@@ -27,8 +27,10 @@ Run ``python -m tests.reference.serving_validation`` to print the table. The poi
   tokens/s per user, about 14.8k output tokens/s per decode node and 73.7k input tokens/s per prefill
   node (with the 56.3% of the input that hit the on-disk KV cache). 24 hours: 608B input tokens
   (342B cache hits), 168B output tokens, 226.75 nodes on average. Request mix for the disaggregated
-  model (serving_disagg.size_pools): output/input = 168/608 and S_in + O/2 = 4,989, so S_in = 4,383 and
-  O = 1,212; the load is the day's average, 608e9 / 86,400 s / 4,383 = 1,606 requests/s.
+  model (serving_disagg.size_pools): output/input = 168/608 and the running requests' mean context
+  S_in + O = 4,989 (serving_load.running_context_tokens, exponential outputs), so S_in = 3,909 and O = 1,080
+  (before 2026-12-04, with S_in + O/2: 4,383 and 1,212); the load is the day's average,
+  608e9 / 86,400 s / 3,909 = 1,800 requests/s.
 
 ``points()`` returns one dict per point (name, quantity, unit, published, ours, error, target, matched,
 book, source); ``error`` = ours/published - 1. ``matched`` says whether the point is inside its target;
@@ -76,8 +78,8 @@ NIM_TTFT_MS = 406.77
 DS_PREFILL_EP = 32
 DS_CACHE_HIT = 0.563
 DS_NODE_IN_TOK_PER_S = 73.7e3
-DS_PROMPT = 4383.0  # output/input = 168/608 and prompt + output/2 = 4,989 (module docstring)
-DS_OUTPUT = 1212.0
+DS_PROMPT = 3909.0  # output/input = 168/608 and prompt + output = 4,989, the running mean context (module docstring)
+DS_OUTPUT = 1080.0
 DS_RATE_RPS = 608e9 / 86_400 / DS_PROMPT  # the day's average load
 DS_AVG_NODES = 226.75
 

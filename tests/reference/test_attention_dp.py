@@ -34,7 +34,8 @@ def test_steady_state_little_law_holds_for_the_group():
     in_system = st["ttft_s"] + (MIX["output_tokens"] - 1) * st["tpot_s"]
     assert st["batch_group"] == pytest.approx(lam * in_system, rel=0.01)
     # the decode step is the one of a rank's batch, not the group's
-    d = dt.decode_step(sv.DSV3, batch=st["batch"], context_tokens=2200.0, hw=sv.H800, engine=DS, ep=32, ep_nodes=4, **KW)
+    ctx = sl.running_context_tokens(**MIX)  # the running requests' mean context (exponential outputs)
+    d = dt.decode_step(sv.DSV3, batch=st["batch"], context_tokens=ctx, hw=sv.H800, engine=DS, ep=32, ep_nodes=4, **KW)
     assert st["decode_step_s"] == pytest.approx(d["step_s"])
     assert st["throughput_tok_per_s"] == pytest.approx(lam * MIX["output_tokens"])
     assert st["per_gpu_tok_per_s"] == pytest.approx(lam * MIX["output_tokens"] / 32)

@@ -10,6 +10,7 @@ import pytest
 
 from tests.reference import serving_validation as sv
 from workbook.reference import decode_time as dt
+from workbook.reference import serving_load as sl
 from workbook.reference.serving_shape import model_shape
 
 SG3 = sv.ENGINES.profile("sglang-0.3.0")
@@ -30,13 +31,14 @@ def _setups():
 
 
 def derived_cpu_per_seq_us() -> float:
-    """ITL − the GPU step at the run's Little's-law batch, fitted through the origin against the batch."""
+    """ITL − the GPU step at the run's Little's-law batch and the running requests' mean context (ShareGPT: exponential
+    outputs), fitted through the origin against the batch."""
     engine = SG3.model_copy(update={"cpu_per_seq_us": 0.0})
     num = den = 0.0
     for name, (shape, hw, tp) in _setups().items():
         for rate, ttft, tpot, itl in RUNS[name]:
             batch = rate * (ttft + (sv.SHAREGPT_OUTPUT - 1) * tpot) / 1e3
-            step = dt.decode_step(shape, batch=batch, context_tokens=sv.SHAREGPT_PROMPT + sv.SHAREGPT_OUTPUT / 2,
+            step = dt.decode_step(shape, batch=batch, context_tokens=sl.running_context_tokens(prompt_tokens=sv.SHAREGPT_PROMPT, output_tokens=sv.SHAREGPT_OUTPUT),
                                   hw=hw, engine=engine, tp=tp)["step_s"] * 1e3
             num += (itl - step) * batch
             den += batch * batch

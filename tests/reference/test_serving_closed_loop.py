@@ -43,7 +43,7 @@ def _steady(g: dict, rate: float) -> dict:
 
 
 def _closed(g: dict, n: float) -> dict:
-    eng, ctx = g["eng"], sl.mean_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
+    eng, ctx = g["eng"], sl.running_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
     step = dt.decode_step(SHAPE, batch=max(min(n, g["cap"]), 1.0), context_tokens=ctx, hw=HW, engine=eng,
                           tp=TP)["step_s"]
     return cl.closed_loop(concurrency=n, cap=g["cap"], decode_step_s=step,
@@ -53,7 +53,7 @@ def _closed(g: dict, n: float) -> dict:
 
 
 def _static(g: dict, b: float) -> dict:
-    eng, ctx = g["eng"], sl.mean_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
+    eng, ctx = g["eng"], sl.running_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
     step = dt.decode_step(SHAPE, batch=b, context_tokens=ctx, hw=HW, engine=eng, tp=TP)["step_s"]
     pf = pt.prefill_time(SHAPE, prompt_tokens=g["p"], batch=b, hw=HW, engine=eng, tp=TP)["prefill_s"]
     return cl.static_batch(batch=b, prefill_s=pf, decode_step_s=step, overhead_s=pt.request_overhead_s(eng),
@@ -105,7 +105,7 @@ def test_static_batch_ttft_never_below_idle_and_tpot_never_falls(key, b, k):
 def test_a_static_batch_of_one_is_an_idle_request(key):
     g = GROUPS[key]
     s = _static(g, 1)
-    ctx = sl.mean_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
+    ctx = sl.running_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
     assert s["ttft_s"] == pytest.approx(g["idle_ttft"], rel=1e-12)
     assert s["tpot_s"] == pytest.approx(dt.decode_step(SHAPE, batch=1, context_tokens=ctx, hw=HW, engine=g["eng"],
                                                        tp=TP)["step_s"], rel=1e-12)
@@ -126,7 +126,7 @@ def test_a_looser_target_never_gives_a_smaller_largest_load(key, t1, t2, p1, p2)
     conc = [cl.largest_concurrency(max_rate_rps=x["request_rate_per_s"], ttft_s=x["ttft_s"], tpot_s=x["tpot_s"],
                                    output_tokens=g["O"]) for x in (tight, loose)]
     assert conc[1] >= conc[0] * (1 - CLOSED_FORM_REL)
-    ctx = sl.mean_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
+    ctx = sl.running_context_tokens(prompt_tokens=g["p"], output_tokens=g["O"])
     ends = dict(cap=g["cap"], step_one_s=dt.decode_step(SHAPE, batch=1, context_tokens=ctx, hw=HW, engine=g["eng"],
                                                         tp=TP)["step_s"],
                 step_cap_s=dt.decode_step(SHAPE, batch=g["cap"], context_tokens=ctx, hw=HW, engine=g["eng"],

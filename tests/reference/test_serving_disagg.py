@@ -70,7 +70,7 @@ def test_pool_sizing_identities():
     assert p["prefill_instances"] - 1 < p["prefill_instances"] * p["prefill_busy_frac"] <= p["prefill_instances"]
     assert p["total_gpus"] == p["prefill_gpus"] + p["decode_gpus"]
     assert p["tpot_s"] <= 1 / sv.DS_USER_TOK_PER_S
-    d = dt.decode_step(sv.DSV3, batch=p["decode_batch_per_rank"], context_tokens=sv.DS_PROMPT + O / 2, hw=sv.H800,
+    d = dt.decode_step(sv.DSV3, batch=p["decode_batch_per_rank"], context_tokens=sl.running_context_tokens(prompt_tokens=sv.DS_PROMPT, output_tokens=O), hw=sv.H800,
                        engine=DS, **DS_KW)
     assert p["decode_tokens_per_s_per_node"] == pytest.approx(8 * d["tokens_per_s"])
     assert p["output_tokens_per_s"] == pytest.approx(lam * O)

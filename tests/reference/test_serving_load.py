@@ -58,7 +58,7 @@ def _state(lam, engine=V06, **kw):
 def _brute_force_batch(lam, engine=V06):
     """Iterate Little's law B = lam (TTFT(B) + (O - 1) TPOT(B)) to its fixed point (the closed form's
     reference)."""
-    ctx = sl.mean_context_tokens(**MIX)
+    ctx = sl.running_context_tokens(**MIX)
     B = 1.0
     for _ in range(300):
         t_d = dt.decode_step(sv.LLAMA70, batch=B, context_tokens=ctx, hw=sv.H100, engine=engine, tp=4)["step_s"]
@@ -144,7 +144,7 @@ def _fixed_point(shape, kw, lam_group):
     attention-DP rank; None when the batch passes the cap or prefill takes the GPU (no fixed point)."""
     ep = kw.get("ep", 1)
     lam = lam_group / ep
-    ctx = sl.mean_context_tokens(prompt_tokens=kw["prompt_tokens"], output_tokens=kw["output_tokens"])
+    ctx = sl.running_context_tokens(prompt_tokens=kw["prompt_tokens"], output_tokens=kw["output_tokens"])
     cap = sl.batch_capacity(engine=kw["engine"], kv_tokens=kw.get("kv_tokens"), prompt_tokens=kw["prompt_tokens"],
                             output_tokens=kw["output_tokens"], max_num_seqs=kw.get("max_num_seqs"))
     dkw = {k: v for k, v in kw.items() if k not in ("prompt_tokens", "output_tokens", "kv_tokens", "max_num_seqs")}
@@ -184,12 +184,13 @@ def test_steady_state_is_the_fixed_point_up_to_saturation(case):
 
 def test_issue8_a_high_load_settles_on_the_fixed_point():
     """vLLM 0.10, ShareGPT, 29.67 req/s: the chord b0 -> 2 b0 swung between 227 and 307 (fixed point 267 with the
-    ideal max() GEMM; 285.2 with the smooth GEMM roofline of efficiency.yaml)."""
+    ideal max() GEMM; 285.2 with the smooth GEMM roofline of efficiency.yaml, at the context S_in + O/2; 309.3 at
+    the running requests' mean context S_in + O of exponential outputs, serving_load.running_context_tokens)."""
     shape, kw = _setup("vllm-0.10")
     st_ = sl.steady_state(shape, arrival_rate_per_s=29.67, **kw)
     assert st_["saturated"] == 0
     assert st_["batch"] == pytest.approx(_fixed_point(shape, kw, 29.67), rel=0.01)
-    assert st_["batch"] == pytest.approx(285.2, rel=0.01)
+    assert st_["batch"] == pytest.approx(309.3, rel=0.01)
 
 
 def test_issue8_b_moe_small_rank_batch_is_not_saturated():
@@ -205,3 +206,37 @@ def test_issue8_b_moe_small_rank_batch_is_not_saturated():
         assert st_["saturated"] == 0, lam
         assert st_["batch"] == pytest.approx(_fixed_point(shape, kw, lam), rel=0.01)
     assert sl.steady_state(shape, arrival_rate_per_s=32.0, **kw)["batch"] == pytest.approx(20.4, rel=0.01)
+
+
+@pytest.mark.parametrize("lengths", ["exponential", "fixed"])
+def test_running_context_is_the_mean_age_a_step_meets(lengths):
+    """serving_load.running_context_tokens against a simulation: 64 slots run requests back to back (a full pool
+    under an endless queue), output lengths exponential (geometric in tokens) or fixed at O; at every step the
+    running requests' mean context is prompt + the tokens they generated so far. Its average over the steps is
+    prompt + O·(1 + cv²)/2: O for exponential outputs (a step meets long requests more often), O/2 for fixed."""
+    import random
+
+    rng, prompt, O, slots, steps = random.Random(7), 300.0, 200.0, 64, 40_000
+    draw = (lambda: max(1, round(rng.expovariate(1.0 / O)))) if lengths == "exponential" else (lambda: int(O))
+    age, length = [0] * slots, [draw() for _ in range(slots)]
+    for i in range(slots):  # start from the renewal process's steady state, not from a batch started together
+        age[i] = rng.randrange(length[i])
+    total = 0.0
+    for _ in range(steps):
+        total += sum(prompt + a for a in age) / slots
+        for i in range(slots):
+            age[i] += 1
+            if age[i] >= length[i]:
+                age[i], length[i] = 0, draw()
+    want = sl.running_context_tokens(prompt_tokens=prompt, output_tokens=O, output_lengths=lengths)
+    assert total / steps == pytest.approx(want, rel=0.03)
+    assert sl.running_context_tokens(prompt_tokens=prompt, output_tokens=O, output_lengths="fixed") == \
+        sl.mean_context_tokens(prompt_tokens=prompt, output_tokens=O)
+
+
+def test_an_exponential_mix_admits_fewer_requests_than_fixed_lengths():
+    eng = sv.ENGINES.profile("vllm-0.10")
+    kw = dict(engine=eng, kv_tokens=200_000, prompt_tokens=1000, output_tokens=500)
+    assert sl.batch_capacity(**kw, output_lengths="exponential") < sl.batch_capacity(**kw, output_lengths="fixed")
+    with pytest.raises(ValueError, match="output_lengths"):
+        sl.running_context_tokens(prompt_tokens=1, output_tokens=1, output_lengths="uniform")

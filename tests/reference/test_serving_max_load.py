@@ -29,7 +29,7 @@ def _kv(engine):
 def _fixed_point(lam, engine, prompt, output, cap):
     """(batch, tpot, ttft) of B = lam (TTFT(B) + (O - 1) TPOT(B)) iterated from B = 1 (an empty queue
     fills up to the stable fixed point); None when the batch passes the cap or rho >= 1."""
-    ctx = sl.mean_context_tokens(prompt_tokens=prompt, output_tokens=output)
+    ctx = sl.running_context_tokens(prompt_tokens=prompt, output_tokens=output)
     B = 1.0
     for _ in range(3000):
         t_d = dt.decode_step(sv.LLAMA70, batch=max(B, 1.0), context_tokens=ctx, hw=sv.H100, engine=engine,

@@ -9,7 +9,7 @@ from workbook.reference import serving_sensitivity as ss
 
 
 def test_month_is_the_hourly_rent_over_8760_hours_a_year_in_12_months():
-    # 28 H800 at $2.00/GPU-h (the serve-70b-chat plan): $56/h -> $40,880 a month
+    # 28 GPUs at $2.00/GPU-h: $56/h -> $40,880 a month
     assert ss.monthly_cost_usd(hourly_cost_usd=28 * 2.0) == pytest.approx(40_880.0, rel=1e-15)
 
 

@@ -128,7 +128,7 @@ def compute(ctx: Context) -> dict[str, float]:
     shape = model_shape(ctx.model)
     kw = decode_kwargs(ctx)
     hw = kw.pop("hw")
-    ctx_tok = float(q["decode_context_tokens"])
+    ctx_tok = float(q["srv_running_context_tokens"])
     cap = float(q["srv_load_batch_cap_used"])
     target = None if inf.tpot_target_ms is None else inf.tpot_target_ms / MS_PER_S
     ttft_target = None if inf.ttft_target_ms is None else inf.ttft_target_ms / MS_PER_S
@@ -139,7 +139,8 @@ def compute(ctx: Context) -> dict[str, float]:
                         cache_hit_frac=h, tp=tp,
                         ep=inf.ep, prefill_ep=ep_p, redundant_experts=inf.redundant_experts,
                         weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
-                        ep_overlap_frac=ep_overlap_frac(ctx), refinements=REFINEMENTS)
+                        ep_overlap_frac=ep_overlap_frac(ctx), refinements=REFINEMENTS,
+                        output_lengths=inf.output_lengths)
     t1 = decode(ctx, 1.0, ctx_tok)
     t_cap = float(q["srv_off_step_s"])
     out: dict[str, float] = {

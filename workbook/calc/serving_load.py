@@ -76,7 +76,7 @@ def _terms_quantities(p: str, w: str) -> list[Q]:
 
 QUANTITIES = [
     Q("srv_attention_dp", "ranks", "Attention-DP ranks of a serving group (EP: each EP rank attends its own requests)", _S),
-    Q("srv_load_request_block_tokens", "tokens", "Tokens a running request occupies on average (S_in + O/2, whole blocks)", _S),
+    Q("srv_load_request_block_tokens", "tokens", "Tokens a running request occupies on average (the running requests' mean context, whole blocks)", _S),
     Q("srv_load_batch_cap", "sequences", "Largest running batch: KV pool over the mean footprint, max_num_seqs", _S),
     Q("srv_load_batch_cap_used", "sequences", "Batch cap the load rows use (at least 1; the fit check fails below)", _S),
     *decode_quantities("srv_off", "offline, at the batch cap"),
@@ -141,15 +141,16 @@ def compute(ctx: Context) -> dict[str, float]:
     eng = engine_of(ctx)
     shape = model_shape(ctx.model)
     p, O = float(inf.prompt_tokens), float(inf.output_tokens)
-    ctx_tok = float(q["decode_context_tokens"])
-    per = math.ceil(sl.mean_context_tokens(prompt_tokens=p, output_tokens=O) / eng.block_size_tokens - 1e-9) \
+    ctx_tok = float(q["srv_running_context_tokens"])
+    per = math.ceil(ctx_tok / eng.block_size_tokens - 1e-9) \
         * eng.block_size_tokens
-    cap = sl.batch_capacity(engine=eng, kv_tokens=q["srv_kv_tokens"], prompt_tokens=p, output_tokens=O)
+    cap = sl.batch_capacity(engine=eng, kv_tokens=q["srv_kv_tokens"], prompt_tokens=p, output_tokens=O,
+                            output_lengths=inf.output_lengths)
     cap_used = max(cap, 1.0)
     kw = decode_kwargs(ctx)
     skw = dict(kv_tokens=None, max_num_seqs=cap_used, weight_precision=inf.weight_precision,
                kv_precision=inf.kv_precision, ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
-               ep_overlap_frac=ep_overlap_frac(ctx))
+               ep_overlap_frac=ep_overlap_frac(ctx), output_lengths=inf.output_lengths)
     off = sl.offline_throughput(shape, hw=kw["hw"], engine=eng, prompt_tokens=p, output_tokens=O, tp=inf.tp, ep=inf.ep,
                                 **skw)
     per_step = max(1.0, math.floor(eng.max_num_batched_tokens / p))

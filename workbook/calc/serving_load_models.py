@@ -70,7 +70,8 @@ QUANTITIES = [
 def compute(ctx: Context) -> dict[str, float]:
     inf, q = ctx.s.inference, ctx.q
     eng = engine_of(ctx)
-    ctx_tok = float(q["decode_context_tokens"])
+    ctx_tok = float(q["decode_context_tokens"])  # a static batch runs every request to O together: S_in + O/2
+    run_tok = float(q["srv_running_context_tokens"])  # closed-loop clients: the running requests' mean
     S, O = float(inf.prompt_tokens), float(inf.output_tokens)
     dp, gpus = q["srv_attention_dp"], float(inf.tp * inf.ep)
     cap, chunk = q["srv_load_batch_cap_used"], float(eng.prefill_chunk_tokens)
@@ -104,7 +105,7 @@ def compute(ctx: Context) -> dict[str, float]:
     # closed loop
     n = cl.engine_clients(concurrency=inf.concurrency, batch=inf.batch, replicas=inf.replicas, dp=int(dp))
     b = min(n, cap)
-    step = decode(ctx, max(b, 1.0), ctx_tok)
+    step = decode(ctx, max(b, 1.0), run_tok)
     r = S * q["srv_off_pf_s_per_token"]
     w0 = sched_wait_steps(eng, eng.scheduler_steps / 2.0)
     res = cl.closed_loop(concurrency=n, cap=cap, decode_step_s=step["step_s"], prefill_per_request_s=r,

@@ -115,7 +115,7 @@ def compute(ctx: Context) -> dict[str, float]:
     eng = engine_of(ctx)
     sep = eng.prefill_mode == "separate"
     S, O = float(inf.prompt_tokens), float(inf.output_tokens)
-    ctx_tok = float(q["decode_context_tokens"])
+    ctx_tok = float(q["srv_running_context_tokens"])
     cap, off = q["srv_load_batch_cap_used"], q["srv_offline_rate_rps"]
     m, t_m, n = q["srv_load_decode_steps_per_req"], q["srv_marginal_prefill_s_per_token"], float(eng.scheduler_steps)
     Tf = 0.0 if inf.ttft_target_ms is None else inf.ttft_target_ms / MS_PER_S
@@ -175,7 +175,8 @@ def compute(ctx: Context) -> dict[str, float]:
         ttft_target_s=math.inf if inf.ttft_target_ms is None else Tf,
         tpot_target_s=math.inf if inf.tpot_target_ms is None else Tp, tp=inf.tp, ep=inf.ep, kv_tokens=None,
         max_num_seqs=cap, weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
-        redundant_experts=inf.redundant_experts, ep_overlap_frac=ep_overlap_frac(ctx), ep_nodes=kw["ep_nodes"])
+        redundant_experts=inf.redundant_experts, ep_overlap_frac=ep_overlap_frac(ctx), ep_nodes=kw["ep_nodes"],
+        output_lengths=inf.output_lengths)
     lam = ref["request_rate_per_s"]
     given = lam > 0
     rho_ml = min(lam * out[f"{_LAST}_r"], ml.RHO_MAX)

@@ -49,7 +49,7 @@ def compute(ctx: Context) -> dict[str, float]:
     waves = float(math.ceil(per_rank / cap))
     n0 = so.last_wave_requests(per_rank, cap) if fixed else max(1.0, min(cap, per_rank))
     h = so.harmonic_number(n0)
-    ctx_tok = float(q["decode_context_tokens"])
+    ctx_tok = float(q["srv_running_context_tokens"])
     out: dict[str, float] = {
         "srv_run_given_flag": float(given),
         "srv_run_requests_per_rank": per_rank,

@@ -15,6 +15,7 @@ from typing import Any
 from workbook.calc.base import Context, Q
 from workbook.calc.serving_memory import device_of, engine_of, ep_overlap_frac
 from workbook.reference import decode_time as dt
+from workbook.reference import serving_load as sl
 from workbook.reference.attention_dp import group_nodes
 from workbook.reference.serving_shape import model_shape
 from workbook.units import GB, MS_PER_S, TERA
@@ -50,6 +51,13 @@ def decode_values(prefix: str, step: dict[str, float]) -> dict[str, float]:
         f"{prefix}_ep_exposed_s": step["ep_exposed_s"],
         f"{prefix}_step_s": step["step_s"],
     }
+
+
+def running_context(ctx: Context) -> float:
+    """The running requests' mean context of the scenario (serving_load.running_context_tokens)."""
+    inf = ctx.s.inference
+    return sl.running_context_tokens(prompt_tokens=float(inf.prompt_tokens), output_tokens=float(inf.output_tokens),
+                                     output_lengths=inf.output_lengths)
 
 
 def hardware(ctx: Context) -> dict[str, float]:
@@ -131,7 +139,11 @@ QUANTITIES = [
     Q("srv_ep_alpha_s", "s", "All-to-all latency (network across nodes, else the NVLink kernel)", _S),
     Q("srv_ep_fixed_s", "s", "All-to-all fixed time per step (dispatch and combine per MoE layer)", _S),
     Q("srv_ep_s_per_token", "s", "All-to-all time per token (FP8 dispatch + BF16 combine of k copies)", _S),
-    *decode_quantities("srv_dec", "at the scenario batch and mean context"),
+    Q("srv_output_length_cv2", "x", "Output lengths' squared coefficient of variation: 1 exponential (a chat "
+      "mix), 0 fixed (inference.output_lengths)", _S),
+    Q("srv_running_context_tokens", "tokens", "Mean context of the running requests at a decode step: prompt + "
+      "output x (1 + cv^2)/2 (a step meets long requests more often; fixed lengths: prompt + output/2)", _S),
+    *decode_quantities("srv_dec", "at the scenario batch and the running requests' mean context"),
     Q("srv_decode_weight_read_ms", "ms", "Weight-read time of one decode step at the batch", _S),
     Q("srv_decode_step_ms", "ms", "Decode step at the batch and mean context (engine model)", _S),
     Q("srv_decode_tokens_per_s_per_gpu", "tokens/s", "Decode output tokens/s per GPU at the batch (no prefill)", _S),
@@ -162,9 +174,11 @@ def compute(ctx: Context) -> dict[str, float]:
     per_tok_ep = shape.top_k * d * (dt.EP_DISPATCH_BYTES + dt.EP_COMBINE_BYTES) * (
         remote / (hw["nic_GBps"] * GB * hw["network_efficiency"])
         + (1 - remote) / (hw["nvlink_GBps"] * GB * hw["nvlink_efficiency"]))
-    ctx_tokens = float(q["decode_context_tokens"])
+    ctx_tokens = running_context(ctx)
     step = decode(ctx, inf.batch, ctx_tokens)
     out = {
+        "srv_output_length_cv2": sl.output_length_cv2(inf.output_lengths),
+        "srv_running_context_tokens": ctx_tokens,
         "srv_decode_hbm_efficiency": hw["decode_hbm_efficiency"],
         "srv_decode_Bps": bw,
         "srv_fp8_TFLOPS": hw["fp8_TFLOPS"],

@@ -58,6 +58,8 @@ QUANTITIES = [
     Q("st_cp_chunk_GB", "GB", "K,V chunk a CP rank passes: B·(S/CP)·kv width / KV split·bytes", "17.6.7"),
     Q("st_cp_comm_mb_s", "s", "CP ring communication per micro-batch on the busiest stage", "17.6.7"),
     Q("st_cp_exposed_mb_s", "s", "CP communication not hidden under the attention core", "17.6.7"),
+    Q("st_cp_hidden_mb_s", "s", "CP communication hidden under the attention core: compute it keeps busy, no "
+      "window for the ZeRO-3 or DP traffic", "docs/step_time.md (Overlap windows)"),
     Q("st_ep_bw_GBps", "GB/s", "EP all-to-all bandwidth (NVLink while TP·EP fits a node, else the NIC)", "17.6.6"),
     Q("st_ep_alpha_s", "s", "EP all-to-all latency", "17.6.2"),
     Q("st_ep_a2a_GB", "GB", "One EP all-to-all per GPU: tokens x top-k x d x bytes", "17.6.6"),
@@ -85,7 +87,10 @@ QUANTITIES = [
       "docs/step_time.md (ZeRO-3)"),
     Q("st_zero3_comm_mb_s", "s", "ZeRO-3 communication per micro-batch: all-gathers (forward, backward if "
       "resharded) + reduce-scatter", "17.4.8"),
-    Q("st_fwd_window_mb_s", "s", "Forward compute of one micro-batch on the stage (hides the forward gathers)", _S),
+    Q("st_window_compute_mb_s", "s", "Compute per micro-batch on the stage free to hide the ZeRO-3 and DP traffic "
+      "(less what hides the CP ring)", "docs/step_time.md (Overlap windows)"),
+    Q("st_fwd_window_mb_s", "s", "Forward compute of one micro-batch on the stage, less its share hiding the CP "
+      "ring (hides the forward gathers)", "docs/step_time.md (Overlap windows)"),
     Q("st_zero3_exposed_mb_s", "s", "ZeRO-3 communication not hidden: the first layer's gather, the last layer's "
       "reduce-scatter, and what the forward / backward compute does not cover", "docs/step_time.md (ZeRO-3)"),
     Q("st_microbatch_s", "s", "One micro-batch: slowest stage + PP sends + exposed ZeRO-3", _S),
@@ -151,6 +156,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_cp_chunk_GB": t.micro_batch * (s / t.cp) * q["st_kv_width"] / q["st_kv_heads_split"] * act_b / GB,
         "st_cp_comm_mb_s": r["cp_comm_mb_s"],
         "st_cp_exposed_mb_s": r["cp_exposed_mb_s"],
+        "st_cp_hidden_mb_s": r["cp_hidden_mb_s"],
         "st_ep_bw_GBps": ep_bw,
         "st_ep_alpha_s": ep_a,
         "st_ep_a2a_GB": tokens / t.cp / (t.tp if q["st_sp_flag"] else 1) * float(m.top_k or 0) * m.d_model * act_b / GB,
@@ -175,6 +181,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_zero3_reshard_flag": t.reshard_after_forward == "on",
         "st_zero3_comm_mb_s": r["zero3_all_gather_mb_s"] * (1 + (t.reshard_after_forward == "on"))
         + r["zero3_reduce_scatter_mb_s"],
+        "st_window_compute_mb_s": r["window_compute_mb_s"],
         "st_fwd_window_mb_s": r["forward_window_mb_s"],
         "st_zero3_exposed_mb_s": r["zero3_exposed_mb_s"],
         "st_microbatch_s": r["microbatch_s"],

@@ -34,7 +34,8 @@ QUANTITIES = [
     Q("st_dp_allreduce_step_s", "s", "DP gradient all-reduce per step (ZeRO 0-2: dense, then experts)", "17.6.3"),
     Q("st_dp_reduce_scatter_step_s", "s", "DP gradient reduce-scatter per step (ZeRO-3: every micro-batch)", "17.4.8"),
     Q("st_dp_comm_step_s", "s", "DP gradient reduction per step at the chosen ZeRO stage", "17.6.3"),
-    Q("st_bwd_window_s", "s", "Backward of the last micro-batch on the stage (the DP overlap window)", _S),
+    Q("st_bwd_window_s", "s", "Backward of the last micro-batch on the stage, less its share hiding the CP ring "
+      "(the DP overlap window)", "docs/step_time.md (Overlap windows)"),
     Q("st_dp_exposed_step_s", "s", "DP gradient reduction not hidden under the last backward (ZeRO-3: 0, its "
       "per-micro-batch reduce-scatter is in the exposed ZeRO-3 time)", _S),
     Q("st_optimizer_step_s", "s", "Optimizer step: Adam over the local (ZeRO >= 1: 1/(DP·CP)) weights, memory-bound",
@@ -91,8 +92,7 @@ def compute(ctx: Context) -> dict[str, float]:
         "st_dp_allreduce_step_s": dense_ar + expert_ar,
         "st_dp_reduce_scatter_step_s": full_ar / 2 * t.grad_accum,
         "st_dp_comm_step_s": r["dp_comm_step_s"],
-        "st_bwd_window_s": q["st_stage_compute_mb_s"] * stm.BWD_UNITS
-        / (stm.FWD_UNITS + stm.BWD_UNITS + q["st_recompute_gemm_frac"]),
+        "st_bwd_window_s": r["bwd_window_s"],
         "st_dp_exposed_step_s": r["dp_exposed_step_s"],
         "st_optimizer_step_s": r["optimizer_step_s"],
         "st_step_s": r["step_s"],

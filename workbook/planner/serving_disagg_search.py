@@ -25,6 +25,7 @@ from workbook.planner.serving_search import (HOURS_PER_MONTH, Group, ServingLayo
 from workbook.reference import decode_time as dt
 from workbook.reference import infer_cost as ic
 from workbook.reference import serving_disagg as sd
+from workbook.reference import serving_load as sl
 from workbook.units import MS_PER_S
 
 
@@ -57,7 +58,9 @@ class Decode:
                            g.cap["kv_tokens"], "tokens", "decode pool: one full-context request against the KV pool")
         kw = {k: v for k, v in g.kw.items() if k in ("tp", "ep", "ep_nodes", "redundant_experts", "weight_precision",
                                                     "kv_precision", "ep_overlap_frac")}
-        one = dt.decode_step(g.shape, batch=1.0, context_tokens=g.prompt + g.output / 2.0, hw=g.kw["hw"],
+        ctx = sl.running_context_tokens(prompt_tokens=g.prompt, output_tokens=g.output,
+                                        output_lengths=g.kw["output_lengths"])
+        one = dt.decode_step(g.shape, batch=1.0, context_tokens=ctx, hw=g.kw["hw"],
                              engine=g.engine, **kw)["tpot_s"] * MS_PER_S
         if one > sv.tpot_ms:
             return _reject(lay.gpu, label, "serving_tpot_target", one, sv.tpot_ms, "ms",
@@ -103,7 +106,7 @@ def pools(req: PlanRequest, d: Decode, p: Prefill, rate_rps: float | None) -> di
                          prefill_ep=p.lay.ep, redundant_experts=g.kw["redundant_experts"],
                          weight_precision=g.kw["weight_precision"], kv_precision=g.kw["kv_precision"],
                          ep_overlap_frac=g.kw["ep_overlap_frac"], gpu_hour_usd=float(g.ctx.s.cost.gpu_hour_usd),
-                         refinements=sd.DEFAULT_REFINEMENTS)
+                         refinements=sd.DEFAULT_REFINEMENTS, output_lengths=g.kw["output_lengths"])
 
 
 def load_rate(req: PlanRequest, d: Decode, p: Prefill) -> float:

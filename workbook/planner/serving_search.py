@@ -246,14 +246,15 @@ class Group:
         self.shape = model_shape(self.ctx.model)
         sv = req.serving
         self.prompt, self.output = float(sv.prompt_tokens), float(sv.output_tokens)
-        self.batch_cap = sl.batch_capacity(engine=self.engine, kv_tokens=self.cap["kv_tokens"],
-                                           prompt_tokens=self.prompt, output_tokens=self.output)
         inf, kw = self.ctx.s.inference, decode_kwargs(self.ctx)
+        self.batch_cap = sl.batch_capacity(engine=self.engine, kv_tokens=self.cap["kv_tokens"],
+                                           prompt_tokens=self.prompt, output_tokens=self.output,
+                                           output_lengths=inf.output_lengths)
         self.kw = dict(hw=kw["hw"], engine=self.engine, prompt_tokens=self.prompt, output_tokens=self.output,
                        tp=lay.tp, ep=lay.ep, kv_tokens=None, max_num_seqs=max(self.batch_cap, 1.0),
                        weight_precision=inf.weight_precision, kv_precision=inf.kv_precision,
                        ep_nodes=kw["ep_nodes"], redundant_experts=inf.redundant_experts,
-                       ep_overlap_frac=ep_overlap_frac(self.ctx))
+                       ep_overlap_frac=ep_overlap_frac(self.ctx), output_lengths=inf.output_lengths)
 
     def steady(self, rate_rps: float) -> dict[str, float]:
         return sl.steady_state(self.shape, arrival_rate_per_s=rate_rps, **self.kw)

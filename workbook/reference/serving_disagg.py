@@ -56,6 +56,7 @@ from workbook.reference.attention_dp import attention_dp_degree, group_gpus, gro
 from workbook.reference.decode_time import decode_step
 from workbook.reference.prefill_time import prefill_time
 from workbook.reference.serving import FLOOR_EPS
+from workbook.reference.serving_load import running_context_tokens
 from workbook.reference.serving_shape import ModelShape
 
 DEFAULT_REFINEMENTS = 4
@@ -161,11 +162,12 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
                output_tokens: float, decode_batch_cap: float, tpot_target_s: float | None = None,
                ttft_target_s: float | None = None, cache_hit_frac: float = 0.0, tp: int = 1, ep: int = 1, prefill_ep: int | None = None,
                redundant_experts: int = 0, weight_precision: str = "bf16", kv_precision: str = "bf16",
-               ep_overlap_frac: float = 0.0, gpu_hour_usd: float = 0.0, refinements: int = DEFAULT_REFINEMENTS
-               ) -> dict[str, float]:
+               ep_overlap_frac: float = 0.0, gpu_hour_usd: float = 0.0, refinements: int = DEFAULT_REFINEMENTS,
+               output_lengths: str = "exponential") -> dict[str, float]:
     """Prefill and decode pools for a load (module docstring). ``decode_batch_cap`` is one decode DP
     rank's KV pool in requests (serving_load.batch_capacity); a blank TPOT target (None) runs the decode
-    ranks at that cap; a blank TTFT target (None) sizes the prefill pool for stability only. The decode context is S_in + O/2. A blank rate (None) is the rate one decode
+    ranks at that cap; a blank TTFT target (None) sizes the prefill pool for stability only. The decode context is the running requests' mean
+    (serving_load.running_context_tokens of ``output_lengths``). A blank rate (None) is the rate one decode
     instance sustains, b·DP/(max(O − 1, 1)·TPOT). Returns both pools, the totals, tokens/s per node and
     the cost per 1M output tokens at ``gpu_hour_usd``."""
     _pos(output_tokens=output_tokens, decode_batch_cap=decode_batch_cap)
@@ -176,7 +178,7 @@ def size_pools(shape: ModelShape, *, hw: dict, engine: Any, arrival_rate_per_s: 
     ep_p = ep if prefill_ep is None else prefill_ep
     gpn = float(hw["gpus_per_node"])
     g_d = group_gpus(tp=tp, ep=ep)
-    ctx = prompt_tokens + O / 2.0
+    ctx = running_context_tokens(prompt_tokens=prompt_tokens, output_tokens=O, output_lengths=output_lengths)
     dkw = dict(tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
                kv_precision=kv_precision, ep_overlap_frac=ep_overlap_frac,
                ep_nodes=group_nodes(tp=tp, ep=ep, gpus_per_node=int(gpn)))

@@ -5,7 +5,7 @@ serving group (TP·EP GPUs). In steady state:
 
     B      = lambda·(TTFT + (O − 1)·TPOT)                            Little's law: requests in decode
     TPOT   = t_d(B) / (1 − rho)                                      decode shares the GPU with prefill
-    S_ctx  = S_in + O/2                                              mean context of a running request
+    S_ctx  = S_in + O·(1 + cv²)/2                                    mean context of the running requests
 
 ``separate`` prefill (vLLM 0.6 multi-step, SGLang 0.3): the engine schedules every w = n_steps·t_d
 (n_steps = scheduler_steps) and prefills, in one step, the k = max(1, lambda·w) prompts that
@@ -72,21 +72,47 @@ def _pos(**values: float) -> None:
 
 
 def mean_context_tokens(*, prompt_tokens: float, output_tokens: float) -> float:
-    """Mean context of a running request over its decode: S_in + O/2."""
+    """Mean context of one request over its own decode: S_in + O/2 (a static batch, which runs every
+    request to its length together)."""
     _pos(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
     return prompt_tokens + output_tokens / 2.0
 
 
+#: squared coefficient of variation of the output length, per scenario choice inference.output_lengths:
+#: exponential outputs (a chat mix; docs/serving.md "A finite offline run") 1, fixed lengths 0
+OUTPUT_LENGTH_CV2 = {"exponential": 1.0, "fixed": 0.0}
+
+
+def output_length_cv2(output_lengths: str) -> float:
+    """cv² of the output length for ``output_lengths`` (ValueError names the choices)."""
+    if output_lengths not in OUTPUT_LENGTH_CV2:
+        raise ValueError(f"output_lengths must be one of {tuple(OUTPUT_LENGTH_CV2)}, got {output_lengths!r}")
+    return OUTPUT_LENGTH_CV2[output_lengths]
+
+
+def running_context_tokens(*, prompt_tokens: float, output_tokens: float, output_lengths: str = "exponential") -> float:
+    """Mean context of the requests running at a decode step: S_in + O·(1 + cv²)/2.
+
+    A step meets a running request at age a (tokens generated so far) with probability proportional to
+    P(L > a), the share of requests that are still running at that age: a request that runs longer is met
+    by more steps. The mean age is E[L²]/(2·E[L]) = O·(1 + cv²)/2 (renewal theory, the mean age of a
+    renewal process; the inspection paradox): O/2 for fixed lengths, as mean_context_tokens, and O for
+    exponential outputs. This is the footprint the KV pool admits requests by and the context each step
+    reads; it holds for an open arrival rate, closed-loop clients and an endless offline queue alike."""
+    _pos(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    return prompt_tokens + output_tokens * (1.0 + output_length_cv2(output_lengths)) / 2.0
+
+
 def batch_capacity(*, engine: Any, kv_tokens: float | None, prompt_tokens: float, output_tokens: float,
-                   max_num_seqs: float | None = None) -> float:
-    """Largest running batch: max_num_seqs, and the KV pool over the mean footprint S_in + O/2
-    (engines allocate blocks as requests grow)."""
+                   max_num_seqs: float | None = None, output_lengths: str = "exponential") -> float:
+    """Largest running batch: max_num_seqs, and the KV pool over the running requests' mean footprint
+    (running_context_tokens; engines allocate blocks as requests grow)."""
     seqs = float(engine.max_num_seqs if max_num_seqs is None else max_num_seqs)
     if kv_tokens is None:
         return seqs
-    return float(concurrent_requests(kv_tokens_total=kv_tokens,
-                                     tokens_per_request=mean_context_tokens(prompt_tokens=prompt_tokens,
-                                                                            output_tokens=output_tokens),
+    ctx = running_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens,
+                                 output_lengths=output_lengths)
+    return float(concurrent_requests(kv_tokens_total=kv_tokens, tokens_per_request=ctx,
                                      block_tokens=engine.block_size_tokens, max_num_seqs=seqs))
 
 
@@ -115,7 +141,7 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                  max_num_seqs: float | None = None, weight_precision: str = "bf16", kv_precision: str = "bf16",
                  redundant_experts: int = 0, query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0,
                  ep_overlap_frac: float = 0.0, ep_nodes: int = 1, refinements: int = DEFAULT_REFINEMENTS,
-                 idle_prefill_s: float | None = None) -> dict[str, float]:
+                 idle_prefill_s: float | None = None, output_lengths: str = "exponential") -> dict[str, float]:
     """Steady state of one serving group at ``arrival_rate_per_s`` (module docstring).
 
     TTFT includes the wait for the prefill resource and is never below the idle TTFT (serving_queue);
@@ -129,14 +155,15 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
     if refinements < 1:
         raise ValueError("refinements must be >= 1")
     lam, p, O = rank_rate(group_rate_per_s=arrival_rate_per_s, ep=ep), prompt_tokens, output_tokens
-    ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
+    ctx = running_context_tokens(prompt_tokens=p, output_tokens=O, output_lengths=output_lengths)
     dkw = dict(hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
                weight_precision=weight_precision, kv_precision=kv_precision,
                query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=1.0,
                ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)
     pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
                  ep_nodes=ep_nodes, ep_overlap_frac=ep_overlap_frac)
-    cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
+    cap = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs,
+                         output_lengths=output_lengths)
     out_per_req = max(O / tokens_per_step - 1.0, 0.0)  # decode steps after the first token
     B, b_prev, g_prev = 1.0, 1.0, 0.0
     saturated = False
@@ -182,7 +209,8 @@ def steady_state(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: flo
                                  kv_tokens=kv_tokens, max_num_seqs=max_num_seqs, weight_precision=weight_precision,
                                  kv_precision=kv_precision, redundant_experts=redundant_experts,
                                  query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=tokens_per_step,
-                                 ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)["throughput_tok_per_s"]
+                                 ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes,
+                                 output_lengths=output_lengths)["throughput_tok_per_s"]
     else:
         thr = group_requests(rank_requests=lam, ep=ep) * O
     return {
@@ -214,7 +242,7 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
                        tp: int = 1, ep: int = 1, kv_tokens: float | None = None, max_num_seqs: float | None = None,
                        weight_precision: str = "bf16", kv_precision: str = "bf16", redundant_experts: int = 0,
                        query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0, ep_overlap_frac: float = 0.0,
-                       ep_nodes: int = 1) -> dict[str, float]:
+                       ep_nodes: int = 1, output_lengths: str = "exponential") -> dict[str, float]:
     """Output tokens/s of a group with every request queued (rate = inf): the batch runs at its cap and
     the prompts are prefilled at the engine's token budget (separate) or at the marginal cost (mixed).
 
@@ -223,8 +251,9 @@ def offline_throughput(shape: ModelShape, *, hw: dict, engine: Any, prompt_token
     (one attention-DP rank's figure times the DP ranks, attention_dp; ``batch`` is a rank's).
     """
     p, O = prompt_tokens, output_tokens
-    ctx = mean_context_tokens(prompt_tokens=p, output_tokens=O)
-    B = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs)
+    ctx = running_context_tokens(prompt_tokens=p, output_tokens=O, output_lengths=output_lengths)
+    B = batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O, max_num_seqs=max_num_seqs,
+                       output_lengths=output_lengths)
     if B < 1:
         raise ValueError("the KV pool holds no request of this size")
     d = decode_step(shape, batch=B, context_tokens=ctx, hw=hw, engine=engine, tp=tp, ep=ep,

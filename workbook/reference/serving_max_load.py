@@ -95,7 +95,8 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
                          kv_tokens: float | None = None, max_num_seqs: float | None = None,
                          weight_precision: str = "bf16", kv_precision: str = "bf16", redundant_experts: int = 0,
                          query_tokens_per_seq: float = 1.0, tokens_per_step: float = 1.0, ep_overlap_frac: float = 0.0,
-                         ep_nodes: int = 1, refinements: int = MAX_LOAD_REFINEMENTS) -> dict[str, float]:
+                         ep_nodes: int = 1, refinements: int = MAX_LOAD_REFINEMENTS,
+                         output_lengths: str = "exponential") -> dict[str, float]:
     """Largest arrival rate (requests/s per serving group) whose steady state meets both targets
     (inf = no target), closed form (module docstring). Returns request_rate_per_s, batch, tpot_s,
     ttft_s (of the last linear fit), throughput_tok_per_s, per_gpu_tok_per_s, binds (BINDS key) and the
@@ -106,7 +107,7 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
     if refinements < 1:
         raise ValueError("refinements must be >= 1")
     p, O = prompt_tokens, output_tokens
-    ctx = sl.mean_context_tokens(prompt_tokens=p, output_tokens=O)
+    ctx = sl.running_context_tokens(prompt_tokens=p, output_tokens=O, output_lengths=output_lengths)
     dkw = dict(hw=hw, engine=engine, tp=tp, ep=ep, redundant_experts=redundant_experts,
                weight_precision=weight_precision, kv_precision=kv_precision,
                query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=1.0,
@@ -114,12 +115,13 @@ def max_load_closed_form(shape: ModelShape, *, hw: dict, engine: Any, prompt_tok
     pf_kw = dict(hw=hw, tp=tp, ep=ep, redundant_experts=redundant_experts, weight_precision=weight_precision,
                  ep_nodes=ep_nodes, ep_overlap_frac=ep_overlap_frac)
     cap = sl.batch_capacity(engine=engine, kv_tokens=kv_tokens, prompt_tokens=p, output_tokens=O,
-                            max_num_seqs=max_num_seqs)
+                            max_num_seqs=max_num_seqs, output_lengths=output_lengths)
     off = sl.offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=p, output_tokens=O, tp=tp, ep=ep,
                                 kv_tokens=kv_tokens, max_num_seqs=max_num_seqs, weight_precision=weight_precision,
                                 kv_precision=kv_precision, redundant_experts=redundant_experts,
                                 query_tokens_per_seq=query_tokens_per_seq, tokens_per_step=tokens_per_step,
-                                ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes)["request_rate_per_s"]
+                                ep_overlap_frac=ep_overlap_frac, ep_nodes=ep_nodes,
+                                output_lengths=output_lengths)["request_rate_per_s"]
     steps = max(O / tokens_per_step - 1.0, 0.0)
     T_p = tpot_target_s * tokens_per_step  # per decode step
     lam, B = 0.0, 1.0

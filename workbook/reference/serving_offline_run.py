@@ -14,7 +14,8 @@ requests finish at a shrinking batch. Per attention-DP rank (N_r = N/DP requests
   n0 exponentials).
 
 The drain takes t_drain = (O/τ)·∫_0^H t_d(n0·e^(−u)) du, with τ tokens per request per step (1 without
-MTP) and t_d the decode step at the mean context (at least one request). The integral is taken by
+MTP) and t_d the decode step at the running requests' mean context (serving_load.running_context_tokens:
+S_in + O for exponential outputs, S_in + O/2 for fixed ones; at least one request). The integral is taken by
 three-point Gauss–Legendre quadrature in u: nodes u_i = (H/2)(1 + x_i), x = −√(3/5), 0, √(3/5),
 weights 5/9, 8/9, 5/9 (times H/2). A step model that is compute-bound at the cap and memory-bound
 below bends sharply within the drain; on the two 70B offline points the quadrature is within 0.1 %
@@ -50,7 +51,7 @@ from typing import Any, Callable
 
 from workbook.reference.attention_dp import attention_dp_degree
 from workbook.reference.decode_time import decode_step
-from workbook.reference.serving_load import mean_context_tokens, offline_throughput
+from workbook.reference.serving_load import offline_throughput, running_context_tokens
 from workbook.reference.serving_shape import ModelShape
 
 #: Euler–Mascheroni constant (the harmonic number's expansion)
@@ -106,8 +107,9 @@ def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: floa
     ``kw`` is offline_throughput's (kv_tokens, max_num_seqs, precisions, EP keywords)."""
     if not (isinstance(requests, (int, float)) and math.isfinite(requests) and requests >= 1):
         raise ValueError(f"requests must be a finite number of at least 1, got {requests!r}")
+    lengths = "fixed" if fixed_lengths else "exponential"
     off = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                             tp=tp, ep=ep, tokens_per_step=tokens_per_step, **kw)
+                             tp=tp, ep=ep, tokens_per_step=tokens_per_step, output_lengths=lengths, **kw)
     dp = attention_dp_degree(ep=ep)
     B, t_full = off["batch"], off["decode_step_s"]
     per_rank = requests / dp
@@ -115,7 +117,7 @@ def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: floa
     h = harmonic_number(n0)
     decode_kw = {k: v for k, v in kw.items() if k in ("weight_precision", "kv_precision", "redundant_experts",
                                                       "ep_overlap_frac", "ep_nodes", "query_tokens_per_seq")}
-    ctx = mean_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens)
+    ctx = running_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens, output_lengths=lengths)
     batches = drain_batches(n0, fixed_lengths=fixed_lengths)
     t_nodes = [decode_step(shape, batch=b, context_tokens=ctx, hw=hw, engine=engine, tp=tp, ep=ep,
                            tokens_per_step=tokens_per_step, **decode_kw)["step_s"] for b in batches]

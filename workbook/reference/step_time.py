@@ -436,8 +436,8 @@ def stage_terms(
     elem_units = 1.0 + ELEMENTWISE_BWD_OVER_FWD
     t_elem = (elem_fwd_B * (elem_units + rc["elem"]) + elem_scores_B * rc["elem_scores"]) / bw_hbm
     t_layer_compute = t_gemm + t_attn + t_elem + t_cast
-    # the forward pass alone (what hides a ZeRO-3 forward gather): each part's one forward-equivalent, so that a
-    # recompute, which runs in the backward, never widens the forward window
+    # the forward pass alone (what hides a ZeRO-3 forward gather, less its share of the CP ring below): each part's
+    # one forward-equivalent, so that a recompute, which runs in the backward, never widens the forward window
     t_fwd_layer = (t_gemm * FWD_UNITS / (mb_units + rc["gemm"]) + t_attn * FWD_UNITS / (mb_units + rc["attn"])
                    + elem_fwd_B / bw_hbm + t_cast * FWD_UNITS / (FWD_UNITS + FWD_UNITS + rc["gemm"]))
     # LM head (last stage): matmul fwd + bwd, no recompute; logits element-wise ignored
@@ -467,6 +467,12 @@ def stage_terms(
         # the core; the local (diagonal) chunk's attention runs before any transfer and hides nothing
         t_attn_ring = t_attn * (cp - 1) / cp
         t_cp_layer_exposed = max(0.0, t_cp_layer - cp_overlap_frac * t_attn_ring)
+    # the stretch of attention compute that hides the ring is busy: it is no window for the ZeRO-3 gathers and
+    # reduce-scatters nor for the DP reduction (docs/step_time.md "Overlap windows"), so it is netted out of
+    # theirs; spread over the passes as the attention core is (the ring is set against all of it above)
+    t_cp_layer_hidden = t_cp_layer - t_cp_layer_exposed
+    t_window_layer = t_layer_compute - t_cp_layer_hidden
+    t_fwd_window_layer = t_fwd_layer - t_cp_layer_hidden * FWD_UNITS / (mb_units + rc["attn"])
 
     # ---- EP: all-to-all dispatch + combine per MoE layer forward, twice backward, again with full
     # recompute; top_k copies of each token (spec 17.6.6 with the top-k factor)
@@ -502,7 +508,8 @@ def stage_terms(
                                                         qk_head_dim=prof["qk_head_dim"],
                                                         v_head_dim=prof["v_head_dim"], mask_frac=model_mask)
     fwd_tok = layers * (2 * prof["gemm_params_active"] + attn_model_fwd_tok) + 2 * prof["head_params"]
-    t_bwd_window = lps * (t_layer_compute * BWD_UNITS / (mb_units + rc["gemm"]))
+    # the DP overlap window: the backward of the last micro-batch, net of the compute hiding the CP ring
+    t_bwd_window = lps * (t_window_layer * BWD_UNITS / (mb_units + rc["gemm"]))
     return dict(locals())
 
 
@@ -515,7 +522,8 @@ def zero3_exposed_mb_s(*, all_gather_s: float, reduce_scatter_s: float, layers_p
     last layer's reduce-scatter are exposed (1/L_stage of each); the other gathers of the forward hide
     under ``overlap_frac`` x the forward compute, the backward's gathers (when the weights were resharded
     after the forward) and the other reduce-scatters under ``overlap_frac`` x the rest of the compute
-    (backward and recompute)."""
+    (backward and recompute). ``forward_s`` and ``compute_s`` are the compute free for it: step_time passes
+    them net of the attention compute that already hides the CP ring (docs/step_time.md "Overlap windows")."""
     _nonneg(all_gather_s=all_gather_s, reduce_scatter_s=reduce_scatter_s, forward_s=forward_s, compute_s=compute_s)
     _pos(layers_per_stage=layers_per_stage)
     _frac(overlap_frac=overlap_frac)
@@ -574,7 +582,7 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
     # before its backward when resharded after the forward), its gradients reduce-scattered after its
     # backward; the next layer's gather is prefetched under this layer's compute, so the first layer's
     # gather and the last layer's reduce-scatter have nothing to hide under (zero3_overlap_frac of the
-    # forward / backward compute hides the rest)
+    # forward / backward compute hides the rest, net of the compute that already hides the CP ring)
     dp_group = dp * cp  # ranks holding the same dense weights
     ranks_node = max(1, min(dp_group, gpn // min(gpn, tp)))
     g_dense_GB = s["dense_params_gpu"] * s["grad_bytes"] / GB
@@ -587,8 +595,8 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         t_ag = hierarchical_allreduce_time_s(size_GB=s["params_gpu"] * s["weight_bytes"] / GB, **half)
         t_rs = hierarchical_allreduce_time_s(size_GB=g_dense_GB + g_expert_GB, **half)
         t_zero3_mb = zero3_exposed_mb_s(all_gather_s=t_ag, reduce_scatter_s=t_rs, layers_per_stage=lps,
-                                        forward_s=lps * s["t_fwd_layer"],
-                                        compute_s=lps * t_layer_compute, overlap_frac=s["zero3_overlap_frac"],
+                                        forward_s=lps * s["t_fwd_window_layer"],
+                                        compute_s=lps * s["t_window_layer"], overlap_frac=s["zero3_overlap_frac"],
                                         reshard_after_forward=s["reshard_after_forward"])
 
     t_mb = s["t_stage_mb"] + t_pp_mb + t_zero3_mb
@@ -659,7 +667,10 @@ def step_time(*, dp: int = 1, micro_batches: int = 1, zero_stage: int = 1, stage
         "zero3_all_gather_mb_s": t_ag,
         "zero3_reduce_scatter_mb_s": t_rs,
         "zero3_exposed_mb_s": t_zero3_mb,
-        "forward_window_mb_s": lps * s["t_fwd_layer"],
+        "cp_hidden_mb_s": lps * s["t_cp_layer_hidden"],
+        "window_compute_mb_s": lps * s["t_window_layer"],
+        "forward_window_mb_s": lps * s["t_fwd_window_layer"],
+        "bwd_window_s": s["t_bwd_window"],
         "bubble_step_s": micro_batches * t_mb * bub,
         "dp_comm_step_s": t_dp,
         "dp_exposed_step_s": t_dp_exposed,

@@ -8,7 +8,7 @@ from workbook.calc.serving_disagg import REFINEMENTS
 from workbook.sheets.serving_prefill import alltoall_items, moe_layout_formula, prefill_items
 from workbook.sheets.serving_step import decode_items
 
-_CTX = "decode_context_tokens"
+_CTX = "srv_running_context_tokens"  # the running requests' mean context (serving_step)
 _CAP = "{srv_load_batch_cap_used}"
 _T = "{srv_dis_tpot_target_s}"
 _EPP = "{srv_dis_pf_ep}"

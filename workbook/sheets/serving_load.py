@@ -27,7 +27,7 @@ _P = "{inference.prompt_tokens}"
 _O = "{inference.output_tokens}"
 _LAM = "{srv_load_rate_rps}"
 _SEP = "{srv_prefill_separate_flag}=1"
-_CTX = "decode_context_tokens"
+_CTX = "srv_running_context_tokens"  # the running requests' mean context (serving_step)
 
 
 def _terms(p: str, batch: str) -> dict[str, str]:
@@ -103,7 +103,7 @@ def gated_wait(rho: str, half_cycle: str, r: str) -> str:
 
 ITEMS = {
     "srv_attention_dp": "={inference.ep}",
-    "srv_load_request_block_tokens": "=ROUNDUP({decode_context_tokens}/{srv_eng_block_size_tokens}-c_srv_floor_eps,0)"
+    "srv_load_request_block_tokens": "=ROUNDUP({srv_running_context_tokens}/{srv_eng_block_size_tokens}-c_srv_floor_eps,0)"
     "*{srv_eng_block_size_tokens}",
     "srv_load_batch_cap": "=MIN(INT({srv_kv_tokens}/{srv_load_request_block_tokens}+c_srv_floor_eps),"
     "{srv_eng_max_num_seqs})",

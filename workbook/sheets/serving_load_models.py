@@ -13,7 +13,8 @@ TABLES = {
                        "docs/serving.md (three load models)"),
 }
 
-_CTX = "decode_context_tokens"
+_CTX = "decode_context_tokens"  # a static batch runs every request to O together: S_in + O/2
+_RUN = "srv_running_context_tokens"  # closed-loop clients: the running requests' mean (serving_step)
 _O = "{inference.output_tokens}"
 _M = "{srv_load_decode_steps_per_req}"
 _CAP = "{srv_load_batch_cap_used}"
@@ -63,7 +64,7 @@ ITEMS = {
     "/{inference.replicas}/{srv_attention_dp}",
     "srv_cl_engine_clients": f"=MIN({{srv_cl_clients}},{_CAP})",
     "srv_cl_b": "=MAX({srv_cl_engine_clients},1)",
-    **decode_items("srv_cl", "srv_cl_b", _CTX),
+    **decode_items("srv_cl", "srv_cl_b", _RUN),
     "srv_cl_r": "={inference.prompt_tokens}*{srv_off_pf_s_per_token}",
     "srv_cl_sched_wait_s": "=IF({srv_prefill_separate_flag}=1,{srv_eng_scheduler_steps}/c_two,1/c_two)*{srv_cl_step_s}",
     "srv_cl_fixed_s": f"={{srv_cl_sched_wait_s}}+{{srv_pf1_prefill_s}}+{_OV}",

@@ -21,7 +21,7 @@ CONSTANTS = [
 
 _S = "{inference.prompt_tokens}"
 _SEP = "{srv_prefill_separate_flag}=1"
-_CTX = "decode_context_tokens"
+_CTX = "srv_running_context_tokens"  # the running requests' mean context (serving_step)
 _M = "{srv_load_decode_steps_per_req}"
 _TM = "{srv_marginal_prefill_s_per_token}"
 _TF = "{srv_ml_ttft_target_s}"

@@ -27,7 +27,7 @@ _H = "{srv_run_drain_harmonic}"
 def _node(i: int) -> dict[str, str]:
     return {
         f"srv_run_b{i}": f"=IF({{srv_run_fixed_flag}}=1,MAX(1,{_N0}),MAX(1,{_N0}*EXP(-{_H}/c_two*(1+c_srv_gauss_x{i}))))",
-        **decode_items(f"srv_rund{i}", f"srv_run_b{i}", "decode_context_tokens"),
+        **decode_items(f"srv_rund{i}", f"srv_run_b{i}", "srv_running_context_tokens"),
     }
 
 

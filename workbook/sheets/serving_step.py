@@ -145,7 +145,9 @@ ITEMS = {
     "srv_ep_s_per_token": f"={{srv_ep_flag}}*{_MOE_LAYERS}*{{model_top_k}}*{{model_d_model}}*c_srv_ep_bytes"
     "*({srv_ep_remote_frac}/({eff_nic_GBps_per_gpu}*c_GB*{eff_network_efficiency})"
     "+(1-{srv_ep_remote_frac})/({st_link_GBps}*c_GB*{eff_nvlink_efficiency}))",
-    **decode_items("srv_dec", "inference.batch", "decode_context_tokens"),
+    "srv_output_length_cv2": '=IF({inference.output_lengths}="fixed",0,1)',
+    "srv_running_context_tokens": "={inference.prompt_tokens}+{inference.output_tokens}*(1+{srv_output_length_cv2})/c_two",
+    **decode_items("srv_dec", "inference.batch", "srv_running_context_tokens"),
     "srv_decode_weight_read_ms": "={srv_dec_weight_read_B}/{srv_decode_Bps}*c_ms_per_s",
     "srv_decode_step_ms": "={srv_dec_step_s}*c_ms_per_s",
     "srv_decode_tokens_per_s_per_gpu": f"={{inference.batch}}/{{srv_dec_step_s}}/{_TP}",

@@ -93,6 +93,8 @@ ITEMS = {
     # the c-1 ring transfers hide under c-1 of the c chunk pairs' attention (the local one hides nothing)
     "st_cp_exposed_mb_s": "=MAX(0,{st_cp_comm_mb_s}-{training.cp_overlap_frac}*{st_attention_mb_s}*({training.cp}-1)"
     "/{training.cp})",
+    # the attention compute that hides the ring is busy: no window for the ZeRO-3 or DP traffic (Overlap windows)
+    "st_cp_hidden_mb_s": "={st_cp_comm_mb_s}-{st_cp_exposed_mb_s}",
     # ---- EP: dispatch + combine all-to-alls per MoE layer, as many as the TP all-reduces
     "st_ep_bw_GBps": _link("{training.tp}*{training.ep}", "bw_GBps"),
     "st_ep_alpha_s": _link("{training.tp}*{training.ep}", "alpha_s"),
@@ -129,14 +131,16 @@ ITEMS = {
     "+{st_params_per_gpu}*{st_grad_bytes}/c_GB*{st_dp_s_per_GB})/c_two,0)",
     "st_zero3_reshard_flag": _flag("reshard_after_forward"),
     "st_zero3_comm_mb_s": "=(1+{st_zero3_reshard_flag})*{st_zero3_ag_mb_s}+{st_zero3_rs_mb_s}",
-    # the forward pass alone: each part's one forward-equivalent (a recompute runs in the backward)
+    "st_window_compute_mb_s": "={st_stage_compute_mb_s}-{st_cp_hidden_mb_s}",
+    # the forward pass alone: each part's one forward-equivalent (a recompute runs in the backward), less the
+    # forward's share of the compute hiding the CP ring (spread as the attention core is)
     "st_fwd_window_mb_s": f"={{st_gemm_mb_s}}/(c_train_fwd_units+{{st_recompute_gemm_frac}})+{{st_attention_mb_s}}"
     f"/(c_train_fwd_units+{{st_recompute_attn_frac}})+{_LPS}*{{st_elem_fwd_B}}/{{st_hbm_Bps}}+{{st_fp8_cast_mb_s}}"
-    "/(c_two+{st_recompute_gemm_frac})",
+    "/(c_two+{st_recompute_gemm_frac})-{st_cp_hidden_mb_s}/(c_train_fwd_units+{st_recompute_attn_frac})",
     # per layer with prefetch: the first gather and the last reduce-scatter exposed, the rest under compute
     "st_zero3_exposed_mb_s": f"=({{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}})/{_LPS}"
     f"+MAX(0,{{st_zero3_ag_mb_s}}*(1-1/{_LPS})-{{training.zero3_overlap_frac}}*{{st_fwd_window_mb_s}})"
     f"+MAX(0,{{st_zero3_reshard_flag}}*{{st_zero3_ag_mb_s}}+{{st_zero3_rs_mb_s}}*(1-1/{_LPS})"
-    "-{training.zero3_overlap_frac}*({st_stage_compute_mb_s}-{st_fwd_window_mb_s}))",
+    "-{training.zero3_overlap_frac}*({st_window_compute_mb_s}-{st_fwd_window_mb_s}))",
     "st_microbatch_s": "={st_stage_mb_s}+{st_pp_comm_mb_s}+{st_zero3_exposed_mb_s}",
 }

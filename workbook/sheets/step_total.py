@@ -28,7 +28,8 @@ ITEMS = {
     "st_dp_reduce_scatter_step_s": "=IF({st_dp_group}>1,{st_dp_alpha_s}+({st_grad_dense_GB}+{st_grad_expert_GB})"
     f"*{{st_dp_s_per_GB}},0)/c_two*{_GA}",
     "st_dp_comm_step_s": "=IF({training.zero_stage}=c_st_zero3_stage,{st_dp_reduce_scatter_step_s},{st_dp_allreduce_step_s})",
-    "st_bwd_window_s": "={st_stage_compute_mb_s}*c_st_bwd_units/(c_train_fwd_units+{st_recompute_gemm_frac})",
+    # net of the compute hiding the CP ring (docs/step_time.md "Overlap windows")
+    "st_bwd_window_s": "={st_window_compute_mb_s}*c_st_bwd_units/(c_train_fwd_units+{st_recompute_gemm_frac})",
     # ZeRO-3 reduce-scatters every micro-batch: its exposed part is in st_zero3_exposed_mb_s
     "st_dp_exposed_step_s": "=IF({training.zero_stage}=c_st_zero3_stage,0,MAX(0,{st_dp_comm_step_s}"
     "-{training.dp_overlap_frac}*{st_bwd_window_s}))",
