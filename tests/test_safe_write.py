@@ -40,6 +40,54 @@ def test_destination_link_is_refused_and_its_target_untouched(tmp_path: Path, da
     assert sorted(p.name for p in link.parent.iterdir()) == ["plan.md"]
 
 
+@pytest.mark.parametrize("inside", [True, False])
+def test_output_folder_link_is_refused_and_its_target_untouched(tmp_path: Path, inside: bool) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "plans").symlink_to(real)  # a folder planted as a link, e.g. to /etc
+    dest = tmp_path / "out" / "plans" / "plan.md"
+    checks = {"inside": tmp_path / "out" / "plans"} if inside else {}
+    with pytest.raises(InputError) as info:
+        safe_write.write_text(dest, "x", **checks)
+    msg = str(info.value)
+    assert msg.startswith(f"{tmp_path / 'out' / 'plans'}: the output folder is a symbolic link to {real}")
+    assert f"name the real path: {real if inside else real / 'plan.md'}" in msg and "\n" not in msg
+    assert list(real.iterdir()) == []
+
+
+def test_link_below_the_named_folder_is_refused(tmp_path: Path) -> None:
+    real, out = tmp_path / "real", tmp_path / "out"
+    real.mkdir()
+    out.mkdir()
+    (out / "sub").symlink_to(real)  # a subfolder the tool would enter, planted as a link
+    with pytest.raises(InputError, match=f"a folder below the output folder {out} is a symbolic link to {real}"):
+        safe_write.write_text(out / "sub" / "deeper" / "plan.md", "x", inside=out)
+    assert list(real.iterdir()) == []
+
+
+def test_links_among_the_named_folders_parents_are_followed(tmp_path: Path) -> None:
+    (tmp_path / "real" / "out").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(tmp_path / "real")  # the user's environment, e.g. /home -> /data/home
+    out = tmp_path / "alias" / "out"
+    safe_write.write_text(out / "plan.md", "x", inside=out)
+    safe_write.write_text(out / "new" / "plan.md", "y")  # a folder the tool creates below: a real one
+    assert (tmp_path / "real" / "out" / "plan.md").read_text() == "x"
+    assert (tmp_path / "real" / "out" / "new" / "plan.md").read_text() == "y"
+
+
+def test_a_folder_link_planted_while_writing_is_refused(tmp_path: Path) -> None:
+    elsewhere, out = tmp_path / "elsewhere", tmp_path / "out"
+    elsewhere.mkdir()
+    out.mkdir()
+    with pytest.raises(InputError, match="symbolic link"):
+        with safe_write.atomic_file(out / "plan.md") as f:
+            f.write(b"x")
+            out.rename(tmp_path / "moved")
+            out.symlink_to(elsewhere)
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_link_planted_at_the_temporary_name_is_never_followed(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "target.txt"
     target.write_text("precious")
@@ -106,6 +154,24 @@ def test_write_all_is_all_or_nothing(tmp_path: Path, monkeypatch) -> None:
         safe_write.write_all({a: b"a: 2\n", b: b"b: 2\n"})
     assert a.read_text() == "a: 1\n" and b.read_text() == "b: 1\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.yaml", "b.yaml"]
+
+
+def test_write_all_refuses_a_folder_link_before_writing_anything(tmp_path: Path) -> None:
+    cat, real = tmp_path / "cat", tmp_path / "real"
+    (real / "scenarios").mkdir(parents=True)
+    cat.mkdir()
+    (cat / "gpus.yaml").write_text("a: 1\n")
+    (real / "scenarios" / "s.yaml").write_text("b: 1\n")
+    (cat / "scenarios").symlink_to(real / "scenarios")  # below the named catalogue folder
+    files = {cat / "gpus.yaml": b"a: 2\n", cat / "scenarios" / "s.yaml": b"b: 2\n"}
+    with pytest.raises(InputError, match=f"a folder below the output folder {cat} is a symbolic link"):
+        safe_write.write_all(files, inside=[cat])
+    assert sorted(p.name for p in cat.iterdir()) == ["gpus.yaml", "scenarios"]  # no temporary either
+    assert (cat / "gpus.yaml").read_text() == "a: 1\n" and (real / "scenarios" / "s.yaml").read_text() == "b: 1\n"
+    (tmp_path / "alias").symlink_to(real)  # a link among the parents of the named folder alias/scenarios: followed
+    named = tmp_path / "alias" / "scenarios"
+    safe_write.write_all({named / "s.yaml": b"b: 2\n"}, inside=[named])
+    assert (real / "scenarios" / "s.yaml").read_text() == "b: 2\n"
 
 
 def test_backups_are_numbered_and_never_overwritten(tmp_path: Path) -> None:

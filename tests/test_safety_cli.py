@@ -53,6 +53,15 @@ def folder(built: Path, tmp_path: Path) -> Path:
     return tmp_path
 
 
+@pytest.fixture()
+def stub_pdf(monkeypatch) -> None:
+    """plan writes a stub PDF (the PDF's LibreOffice run is tested in tests/export)."""
+    from workbook import safe_write
+
+    monkeypatch.setattr("workbook.planner.outputs.write_pdf",
+                        lambda xlsx: safe_write.write_bytes(xlsx.with_suffix(".pdf"), b"%PDF-stub"))
+
+
 def _edit(src: Path, dst: Path, edit) -> Path:
     wb = openpyxl.load_workbook(src)
     edit(wb)
@@ -83,6 +92,47 @@ def test_plan_never_writes_through_a_planted_link(tmp_path: Path, capsys) -> Non
     _fails(["plan", str(REQUEST), "-o", str(out), "--force"], capsys, "symbolic link")
     assert not (tmp_path / "created-elsewhere.md").exists()
     assert [p.name for p in out.iterdir()] == ["17.9.4-70b-h800.md"]
+
+
+def test_an_output_folder_that_is_a_link_is_refused(built: Path, tmp_path: Path, capsys) -> None:
+    """plan -o outdir/plans with plans -> another folder (in the issue /etc, which got the plan's four files): one
+    line naming the link, its target and the real path to name instead; exit 2; nothing written there. The same
+    for the folder of build's and export's output file."""
+    real, link = tmp_path / "real", tmp_path / "outdir" / "plans"
+    real.mkdir()
+    link.parent.mkdir()
+    link.symlink_to(real)
+    wb = shutil.copy(built / "wb.xlsx", tmp_path / "w.xlsx")
+    for argv, what, name in ((["plan", str(REQUEST), "-o", str(link)], "output", real),
+                             (["plan", str(REQUEST), "-o", str(link), "--force"], "output", real),
+                             (["build", "--scenarios", ONE, "-o", str(link / "wb.xlsx")], "output", real / "wb.xlsx"),
+                             (["export", str(wb), "--pdf", str(link / "w.pdf")], "PDF", real / "w.pdf")):
+        _fails(argv, capsys, f"{link}: the {what} folder is a symbolic link to {real}; it is not followed",
+               f"name the real path: {name})")
+    assert list(real.iterdir()) == []
+
+
+def test_import_refuses_a_catalogue_folder_that_is_a_link(folder: Path, capsys) -> None:
+    cat = folder / "catalog"
+    path = _edit(folder / "wb.xlsx", folder / "edited.xlsx",
+                 lambda w: w["Plan"].__setitem__(_plan_cell(w, "training.target_days"), 45))
+    (folder / "shared").symlink_to(cat)
+    before = _tree(cat)
+    _fails(["import", str(path), "--catalog", str(folder / "shared"), "--write"], capsys,
+           f"{folder / 'shared'}: the output folder is a symbolic link to {cat}")
+    assert _tree(cat) == before
+
+
+@pytest.mark.slow
+def test_a_link_among_the_output_folders_parents_is_followed(tmp_path: Path, stub_pdf) -> None:
+    """tmp/alias -> tmp/real, plan -o tmp/alias/out (out a real folder): the user's own environment, as
+    /home -> /data/home; the plan is written into tmp/real/out."""
+    (tmp_path / "real" / "out").mkdir(parents=True)
+    (tmp_path / "alias").symlink_to(tmp_path / "real")
+    assert main(["plan", str(REQUEST), "-o", str(tmp_path / "alias" / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "real" / "out").iterdir()) == [
+        ".workbook-builds.json", "17.9.4-70b-h800.md", "17.9.4-70b-h800.pdf", "17.9.4-70b-h800.plan.json",
+        "17.9.4-70b-h800.xlsx"]
 
 
 def test_export_refuses_its_input_as_output(built: Path, tmp_path: Path, capsys) -> None:
@@ -246,11 +296,7 @@ def test_malformed_sheet_xml_is_one_line_everywhere(built: Path, tmp_path: Path,
 
 
 @pytest.mark.slow
-def test_plan_force_backs_up_an_edited_output(tmp_path: Path, monkeypatch, capsys) -> None:
-    from workbook import safe_write
-
-    monkeypatch.setattr("workbook.planner.outputs.write_pdf",  # the PDF's LibreOffice run is tested in tests/export
-                        lambda xlsx: safe_write.write_bytes(xlsx.with_suffix(".pdf"), b"%PDF-stub"))
+def test_plan_force_backs_up_an_edited_output(tmp_path: Path, stub_pdf, capsys) -> None:
     out = tmp_path / "out"
     assert main(["plan", str(REQUEST), "-o", str(out)]) == 0
     workbook = out / "17.9.4-70b-h800.xlsx"

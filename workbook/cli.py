@@ -357,7 +357,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     scenario_dir = args.scenarios or catalog_dir / "scenarios"
     planned = plan_changes(args.path, catalog_dir, scenario_dir)
     moved_on = changed_since_build(planned)  # before --write changes them
-    changes = apply_changes(planned, catalog_dir, write=args.write)
+    changes = apply_changes(planned, catalog_dir, write=args.write, scenario_dir=scenario_dir)
     for ch in changes:
         print(ch.describe())
     for f in moved_on:

@@ -6,6 +6,10 @@ and the bounded read of a small input file.
   complete; on any failure every temporary is removed.
 - The destination itself must not be a symbolic link, a directory, one of the command's inputs, or outside the
   folder the command was asked to write into.
+- Nor may the output folder the user named (``-o DIR``, or the folder of an output FILE) be a symbolic link, or
+  any folder below it on the way to the file (:func:`check_folder`); links among that folder's parents
+  (``/home -> /data/home``) are the user's environment and are followed. Checked before anything is written
+  and again right before the rename.
 - What is replaced can first be moved to a numbered backup ``NAME.backup-N.ext`` (created with a hard link, which
   fails rather than overwrite an existing backup).
 - What is read is bounded (:func:`read_bounded`): a regular file of at most a given size, never more read.
@@ -84,7 +88,8 @@ def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), in
     """Refuse a destination that cannot be written safely (InputError); returns it as a Path.
 
     Refused: a name longer than NAME_MAX bytes, a symbolic link, a directory, a path under a file, the same file as
-    one of *inputs*, and a path whose folder is not *inside* (after resolving links and ``..``).
+    one of *inputs*, a path whose folder is not *inside* (after resolving links and ``..``), and a path whose output
+    folder, or a folder below it, is a symbolic link (:func:`check_folder`).
     """
     path = Path(path)
     if not path.name or path.name in (".", ".."):
@@ -98,6 +103,7 @@ def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), in
         if parent.exists() and not parent.is_dir():
             raise InputError(f"the {what} path is under a file, not a folder", file=str(parent),
                              expected="an output path in a folder")
+    check_folder(path, inside=inside, what=what)
     if path.is_symlink():
         raise InputError(f"the {what} path is a symbolic link; it is not followed", file=str(path),
                          expected="a plain file path (remove the link)")
@@ -121,6 +127,29 @@ def check_destination(path: str | Path, *, inputs: Iterable[str | Path] = (), in
             raise InputError(f"the {what} would be written outside the folder {inside}", file=str(path),
                              expected=f"a file inside {inside}")
     return path
+
+
+def check_folder(path: str | Path, *, inside: str | Path | None = None, what: str = "output") -> None:
+    """Refuse (InputError) a symbolic link at the output folder the user named, *inside* (default: the folder of
+    *path*), or at any folder below it on the way to *path*: a folder planted as a link (``out/plans -> /etc``)
+    would send the output elsewhere. Links among the named folder's parents are the user's environment
+    (``/home -> /data/home``, macOS ``/tmp -> /private/tmp``) and are followed. The one line names the link and
+    where it points, so a user who means that folder can name it."""
+    path = Path(path)
+    named = Path(inside) if inside is not None else path.parent
+    if named.is_symlink():
+        target = os.path.realpath(named)
+        real = target if inside is not None else os.path.join(target, path.name)
+        raise InputError(f"the {what} folder is a symbolic link to {target}; it is not followed", file=str(named),
+                         expected=f"a folder that is not a link; to write there, name the real path: {real}")
+    below = path.parent.relative_to(named).parts if path.parent.is_relative_to(named) else ()  # else: not inside
+    folder = named
+    for part in below:
+        folder = folder / part
+        if folder.is_symlink():
+            raise InputError(f"a folder below the {what} folder {named} is a symbolic link to "
+                             f"{os.path.realpath(folder)}; it is not followed", file=str(folder),
+                             expected="a real folder there (remove the link)")
 
 
 def make_folder(folder: str | Path) -> Path:
@@ -161,9 +190,8 @@ def atomic_file(dest: str | Path, *, mode: int | None = None, **checks) -> Itera
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, _umask_mode() if mode is None else mode)
-        if dest.is_symlink():  # planted while we wrote: rename replaces the link, but say so rather than guess
-            raise InputError("the output path became a symbolic link while writing", file=str(dest))
+            os.fchmod(f.fileno(), _umask_mode() if mode is None else mode)  # by descriptor: never via a path
+        _recheck(dest, checks)
         os.replace(tmp, dest)
     except OSError as exc:
         _remove(tmp)
@@ -171,6 +199,14 @@ def atomic_file(dest: str | Path, *, mode: int | None = None, **checks) -> Itera
     except BaseException:
         _remove(tmp)
         raise
+
+
+def _recheck(dest: Path, checks: dict) -> None:
+    """Right before the rename: a link planted while we wrote, at the file or a folder on its way, is refused
+    (rename would replace a link at the file, but say so rather than guess; a folder link would be followed)."""
+    check_folder(dest, inside=checks.get("inside"), what=checks.get("what", "output"))
+    if dest.is_symlink():
+        raise InputError("the output path became a symbolic link while writing", file=str(dest))
 
 
 def _remove(path: Path) -> None:
@@ -194,22 +230,30 @@ def copy_file(src: str | Path, dest: str | Path, **checks) -> Path:
     return Path(dest)
 
 
-def write_all(files: dict[Path, bytes], mode_of=None) -> None:
+def write_all(files: dict[Path, bytes], mode_of=None, inside: Iterable[str | Path] = ()) -> None:
     """All or nothing: every file to a temporary first, then all renamed; on any failure none is replaced.
 
-    *mode_of*: path -> permission bits (default: the existing file's, else the umask's)."""
+    *mode_of*: path -> permission bits (default: the existing file's, else the umask's). *inside*: the folders the
+    user named (``--catalog``, ``--scenarios``); a file below one of them is checked from the outermost that holds
+    it (:func:`check_folder`: no link there or below), any other from its own folder."""
+    def named(dest: Path) -> Path | None:
+        holders = [Path(f) for f in inside if Path(dest).parent.is_relative_to(f)]
+        return min(holders, key=lambda f: len(f.parts)) if holders else None
+
+    files = {check_destination(dest, inside=named(dest)): data for dest, data in files.items()}  # all, first
     temps: list[tuple[Path, Path]] = []
     try:
         for dest, data in files.items():
-            dest = check_destination(dest)
             fd, tmp = _create_temp(dest)
             temps.append((tmp, dest))
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            mode = mode_of(dest) if mode_of else (os.stat(dest).st_mode & 0o777 if dest.exists() else _umask_mode())
-            os.chmod(tmp, mode)
+                mode = mode_of(dest) if mode_of else (os.stat(dest).st_mode & 0o777 if dest.exists() else _umask_mode())
+                os.fchmod(f.fileno(), mode)
+        for tmp, dest in temps:
+            _recheck(dest, {"inside": named(dest)})
         for tmp, dest in temps:
             os.replace(tmp, dest)
     except OSError as exc:

@@ -128,3 +128,22 @@ def test_a_factor_the_record_leaves_out_is_refused_in_one_line(tmp_path, capsys)
     assert not (tmp_path / "o").exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "leaves this field out" in err[0]
+
+
+def test_a_link_at_the_overlay_folder_or_file_is_refused(tmp_path, capsys):
+    """-o DIR that is a link (planted in a shared folder) and a link planted at efficiency.yaml: one line, exit 2,
+    nothing written where they point (workbook/safe_write.py)."""
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "o").symlink_to(real)
+    assert main(["calibrate", str(LLAMA), "-o", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{tmp_path / 'o'}: the output folder is a symbolic link to {real}" in err[0]
+    assert list(real.iterdir()) == []
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "efficiency.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    assert main(["calibrate", str(LLAMA), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "efficiency.yaml: the output path is a symbolic link" in err[0]
+    assert not (tmp_path / "elsewhere.yaml").exists() and [p.name for p in out.iterdir()] == ["efficiency.yaml"]

@@ -100,3 +100,20 @@ def test_add_gpu_like_a_tied_gpu_copies_its_factors_not_its_die(capsys) -> None:
     out = capsys.readouterr().out
     eff = [d for d in yaml.safe_load_all(out.replace("\n- gpu:", "\n---\n- gpu:"))][-1][0]
     assert "compute_as" not in eff and eff["gemm_efficiency"] > 0
+
+
+def test_cli_never_appends_through_a_link(tmp_path: Path, capsys) -> None:
+    """-o FILE whose folder, or the file itself, is a symbolic link: one line, exit 2, the target unchanged."""
+    real = tmp_path / "real"
+    real.mkdir()
+    shutil.copy(DEFAULT_DIR / "models.yaml", real / "models.yaml")
+    before = (real / "models.yaml").read_bytes()
+    (tmp_path / "cat").symlink_to(real)
+    (tmp_path / "models.yaml").symlink_to(real / "models.yaml")
+    for out, words in ((tmp_path / "cat" / "models.yaml", f"catalogue file folder is a symbolic link to {real}"),
+                       (tmp_path / "models.yaml", "catalogue file path is a symbolic link")):
+        argv = ["catalog", "add-model", str(CONFIGS / "llama-3-8b.json"), "--id", "llama-3-8b-copy", "-o", str(out)]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and words in err[0], err
+    assert (real / "models.yaml").read_bytes() == before and sorted(p.name for p in real.iterdir()) == ["models.yaml"]

@@ -262,8 +262,10 @@ def _row_record(ws, row: int, rec_cells: dict, sheet: str, xlsx: Path) -> dict:
     return out
 
 
-def apply_changes(changes: list[Change], catalog_dir: Path, write: bool) -> list[Change]:
-    """Edit the files in memory, validate them as the loaders do, write them if *write*; the changes with lines."""
+def apply_changes(changes: list[Change], catalog_dir: Path, write: bool,
+                  scenario_dir: Path | None = None) -> list[Change]:
+    """Edit the files in memory, validate them as the loaders do, write them if *write* (never into a catalogue or
+    scenario folder that is a symbolic link, or through one below it); the changes with lines."""
     from workbook.catalog import load_catalog
     from workbook.scenario import load_scenario
 
@@ -300,7 +302,8 @@ def apply_changes(changes: list[Change], catalog_dir: Path, write: bool) -> list
                              field=err.field, expected=err.expected) from None
     located = [_with_line(ch, texts[ch.file]) for ch in changes]
     if write:  # all or nothing: every file to a temporary beside it, then all renamed
-        write_all({path: text.encode("utf-8") for path, text in texts.items()})
+        write_all({path: text.encode("utf-8") for path, text in texts.items()},
+                  inside=(catalog_dir, scenario_dir or catalog_dir))
     return located
 
 

@@ -37,7 +37,8 @@ def fit_note(cal) -> str:
 
 
 def calibrate_command(args: argparse.Namespace, out: TextIO) -> int:
-    from workbook.calibrate.overlay import load_catalog_dir, overlay_files, write_overlay
+    from workbook import safe_write
+    from workbook.calibrate.overlay import WRITTEN, load_catalog_dir, overlay_files, write_overlay
     from workbook.calibrate.report import as_json, print_calibration
     from workbook.calibrate.run import calibrate
 
@@ -45,6 +46,8 @@ def calibrate_command(args: argparse.Namespace, out: TextIO) -> int:
     if (output / "gpus.yaml").exists():
         raise InputError("is a whole catalogue folder; calibrate writes an overlay into a folder of its own",
                          file=str(output), field="-o", expected="a new or overlay folder")
+    for name in (*WRITTEN, "calibration.json"):  # before anything is fitted, removed or written
+        safe_write.check_destination(output / name, inputs=args.files, inside=output)
     old = [p for p in (*overlay_files(output), output / "calibration.json") if p.exists()] if output.is_dir() else []
     if old and not args.force:
         raise InputError("already holds an overlay (" + ", ".join(p.name for p in old) + ")", file=str(output),
@@ -59,7 +62,7 @@ def calibrate_command(args: argparse.Namespace, out: TextIO) -> int:
     written = write_overlay(output, catalog, {f: cal.fit.values[f] for f in cal.selection.fitted},
                             source=source, as_of=as_of, note=fit_note(cal))
     report = as_json(cal)
-    (output / "calibration.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    safe_write.write_text(output / "calibration.json", json.dumps(report, indent=1) + "\n", inside=output)
     if args.json:
         json.dump({**report, "written": [str(p) for p in written]}, out, indent=1)
         out.write("\n")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from workbook import safe_write
 from workbook.catalog.efficiency import check_compute_ties, check_fp8_fields
 from workbook.catalog.load import DEFAULT_DIR, load_catalog, load_records
 from workbook.catalog.models import DefaultValue, Defaults, GpuEfficiency, Model
@@ -22,6 +23,8 @@ from workbook.errors import InputError
 
 #: catalogue files an overlay may hold (a folder with gpus.yaml is a whole catalogue)
 OVERLAY_FILES = ("efficiency.yaml", "engines.yaml", "models.yaml", "defaults.yaml")
+#: the overlay files calibrate writes (write_overlay)
+WRITTEN = ("efficiency.yaml", "engines.yaml")
 
 
 def is_overlay(folder: Path | None) -> bool:
@@ -84,7 +87,7 @@ def load_overlay(folder: Path, base=None):
 
 def _dump(path: Path, data) -> None:
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
-    path.write_text(text, encoding="utf-8")
+    safe_write.write_text(path, text)  # never through a link, at the file or its folder (workbook/safe_write.py)
 
 
 def write_overlay(folder: Path, catalog, values: dict, *, source: str, as_of: dt.date, note: str) -> list[Path]:

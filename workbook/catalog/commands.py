@@ -33,8 +33,10 @@ def _record_yaml(record: dict[str, Any], order: list[str]) -> str:
 
 
 def _append(path: Path, text: str, rid: str) -> None:
-    """Append a record to a catalogue file, validated with the file before it replaces it."""
+    """Append a record to a catalogue file, validated with the file before it replaces it (never a file or folder
+    that is a symbolic link: workbook/safe_write.py, checked by cmd_add_model and again right before the rename)."""
     from workbook.catalog.load import check_parameter_counts, load_records
+    from workbook.safe_write import check_destination
 
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     new = old.rstrip("\n") + ("\n\n" if old.strip() else "") + text
@@ -48,6 +50,7 @@ def _append(path: Path, text: str, rid: str) -> None:
                 raise InputError(f"model id {rid!r} is already in the file; give --id", file=str(path), field="id")
         models = load_records(Path(tmp), Model)
         check_parameter_counts(Path(tmp), models)
+        check_destination(path, what="catalogue file")
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -57,7 +60,10 @@ def _append(path: Path, text: str, rid: str) -> None:
 def cmd_add_model(args: argparse.Namespace) -> int:
     from workbook.catalog.hf_config import model_from_config
     from workbook.catalog.problems import PARAMS_TOLERANCE_FRAC
+    from workbook.safe_write import check_destination
 
+    if args.output:  # before anything is read or printed
+        check_destination(args.output, what="catalogue file")
     draft = model_from_config(args.config, model_id=args.id, name=args.name, source=args.source,
                               published_total=args.published_params, published_active=args.published_active)
     rec = draft.record
