@@ -4,7 +4,8 @@ Published serving tables are run three ways; serving_load covers the open-loop a
 
 **Concurrency N** (closed loop, think time 0: every client sends its next request when the last ends).
 Per attention-DP rank n = N / replicas / DP clients; the engine holds b = min(n, cap) of them (the rest
-wait to be admitted). With the decode step t_d = t_d(max(b, 1)) at the mean context, the prefill busy
+wait to be admitted). With the decode step t_d = t_d(max(b, 1)) at the running requests' mean context
+(serving_load.running_context_tokens), the prefill busy
 time per request r (the offline prefill cost per prompt token times S_in: batched separate steps, or the
 marginal cost of mixed chunks), the fixed part of TTFT T0 = w0·t_d + t_idle + t_req (scheduler wait,
 the prompt's prefill on an idle engine, the engine's fixed time) and m = O − 1 decode steps, Little's law

@@ -301,9 +301,11 @@ class InferenceInputs(_Strict):
                                          "queued at once, timed until the last one ends",
                                          note="blank = an endless queue (no drain)")
     output_lengths: OutputLengths = In("exponential", title="Output lengths", unit="choice", example="fixed",
-                                       desc="Output lengths of the offline run's requests: exponential (a mix, "
-                                       "they end one by one) or fixed (all the same: they end in waves)",
-                                       note="docs/serving.md A finite offline run")
+                                       desc="Output lengths of the requests: exponential (a chat mix: they end "
+                                       "one by one, and the running requests' mean context is prompt + output) or "
+                                       "fixed (all the same, as benchmarks run with ignore_eos: they end in waves, "
+                                       "and the mean context is prompt + output/2)",
+                                       note="docs/serving.md Serving under load, A finite offline run")
     load: LoadModel = In("rate", title="Load model", unit="choice", example="concurrency",
                          desc="Serving load the in-use figures follow: rate (open-loop arrivals), concurrency "
                          "(closed-loop clients) or static (a batch run to the output length)",
