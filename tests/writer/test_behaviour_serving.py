@@ -58,6 +58,9 @@ EDITS = {
                                  b.plan("inference.load", SC, "concurrency"), b.plan("inference.concurrency", SC, 50)),
     "static_1": lambda b: (b.plan("inference.serving_model", SC, "engine"), b.plan("inference.load", SC, "static"),
                            b.plan("inference.batch", SC, 1)),
+    # the running requests' mean context follows the output lengths picked on the Plan sheet
+    "fixed_lengths": lambda b: (b.plan("inference.serving_model", SC, "engine"),
+                                b.plan("inference.output_lengths", SC, "fixed")),
 }
 
 
@@ -246,3 +249,22 @@ def test_load_models_concurrency_doubled_and_a_static_batch_of_one(rc):
     assert math.isclose(one.get("Inference", "srv_tpot_ms_in_use", SC),
                         one.get("Inference", "srv_ss1_lo_step_s", SC) * 1e3, rel_tol=1e-12)
     assert b.master == one.master == "ALL CHECKS PASS"
+
+
+def test_fixed_output_lengths_shorten_the_running_context_and_admit_more_requests(rc):
+    """Exponential outputs (the default): a step meets long requests more often, so the running requests' mean
+    context is prompt + output; fixed lengths: prompt + output/2, the book's decode context. Fewer tokens a request
+    admit more requests to the same KV pool, and the step at the scenario's batch reads less KV."""
+    expo, fixed = rc["engine_model"], rc["fixed_lengths"]
+    g = lambda r, k: r.get("Inference", k, SC)  # noqa: E731
+    from workbook.scenario import load_scenarios
+
+    inf = load_scenarios([SCENARIO_5])[0].inference  # scenario 5's file: its prompt and output tokens
+    p, o = float(inf.prompt_tokens), float(inf.output_tokens)
+    assert g(expo, "decode_context_tokens") == g(fixed, "decode_context_tokens") == pytest.approx(p + o / 2, rel=1e-12)
+    assert (g(expo, "srv_output_length_cv2"), g(fixed, "srv_output_length_cv2")) == (1, 0)
+    assert g(expo, "srv_running_context_tokens") == pytest.approx(p + o, rel=1e-12)
+    assert g(fixed, "srv_running_context_tokens") == pytest.approx(p + o / 2, rel=1e-12)
+    assert g(fixed, "srv_load_batch_cap") > g(expo, "srv_load_batch_cap")
+    assert g(fixed, "srv_dec_step_s") < g(expo, "srv_dec_step_s")
+    assert g(fixed, "srv_offline_tokens_per_s") > g(expo, "srv_offline_tokens_per_s")
