@@ -145,7 +145,7 @@ def test_fixed_drain_matches_waves_step_by_step(requests, cap, shape):
 
 def test_fixed_run_of_whole_waves_is_the_endless_queue():
     b = _run(1)["batch"]
-    r = _run(3 * b, fixed_lengths=True)
+    r = _run(3 * b, output_lengths="fixed")
     assert r["drain_requests"] == b and r["drain_length"] == 1
     assert r["throughput_tok_per_s"] == pytest.approx(r["endless_tok_per_s"], rel=1e-12)
 
@@ -154,4 +154,4 @@ def test_fixed_lengths_never_drain_slower_than_the_exponential_mix():
     # from 2 requests (at 1 the expansion's H(1) = 0.994 is 0.6 % short of the exact 1)
     b = _run(1)["batch"]
     for n in (2, 7, b, b + 1, 5000):
-        assert _run(n, fixed_lengths=True)["throughput_tok_per_s"] >= _run(n)["throughput_tok_per_s"] * (1 - 1e-12)
+        assert _run(n, output_lengths="fixed")["throughput_tok_per_s"] >= _run(n)["throughput_tok_per_s"] * (1 - 1e-12)

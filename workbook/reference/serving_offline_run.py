@@ -29,7 +29,7 @@ leave the full-batch account and run at the drain's batch instead; every prompt'
 the full-batch part. Largest error of H(n) ≈ ln n + γ + 1/(2n) − 1/(12 n²): 0.6 % at n = 1, 0.03 % at
 n = 2, 2e-5 at n = 4, 3e-7 at n = 10.
 
-**Fixed output lengths** (``fixed_lengths``: synthetic benchmarks whose every request has exactly O output
+**Fixed output lengths** (``output_lengths="fixed"``: synthetic benchmarks whose every request has exactly O output
 tokens, e.g. TensorRT-LLM's perf overview, prepare_dataset.py token-norm-dist with --output-stdev 0, which
 trtllm-bench runs to the requested length). Requests admitted together end together: the run goes in
 waves of B, and once the queue is empty only the last wave is left, n0 = N_r − B·(⌈N_r/B⌉ − 1) requests
@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 from workbook.reference.attention_dp import attention_dp_degree
 from workbook.reference.decode_time import decode_step
-from workbook.reference.serving_load import offline_throughput, running_context_tokens
+from workbook.reference.serving_load import offline_throughput, output_length_cv2, running_context_tokens
 from workbook.reference.serving_shape import ModelShape
 
 #: Euler–Mascheroni constant (the harmonic number's expansion)
@@ -101,15 +101,15 @@ def drain_s(n0: float, *, output_steps: float, step_s: Callable[[float], float],
 
 def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: float, output_tokens: float,
                 requests: float, tp: int = 1, ep: int = 1, tokens_per_step: float = 1.0,
-                fixed_lengths: bool = False, **kw: Any) -> dict[str, float]:
+                output_lengths: str = "exponential", **kw: Any) -> dict[str, float]:
     """Output tokens/s of a run of ``requests`` prompts all queued at once, timed to its last token
-    (``fixed_lengths``: every request has exactly ``output_tokens``; else exponential outputs).
+    (``output_lengths``: "fixed", every request has exactly ``output_tokens``; "exponential", a mix).
     ``kw`` is offline_throughput's (kv_tokens, max_num_seqs, precisions, EP keywords)."""
     if not (isinstance(requests, (int, float)) and math.isfinite(requests) and requests >= 1):
         raise ValueError(f"requests must be a finite number of at least 1, got {requests!r}")
-    lengths = "fixed" if fixed_lengths else "exponential"
+    fixed_lengths = output_length_cv2(output_lengths) == 0.0  # ValueError names the choices
     off = offline_throughput(shape, hw=hw, engine=engine, prompt_tokens=prompt_tokens, output_tokens=output_tokens,
-                             tp=tp, ep=ep, tokens_per_step=tokens_per_step, output_lengths=lengths, **kw)
+                             tp=tp, ep=ep, tokens_per_step=tokens_per_step, output_lengths=output_lengths, **kw)
     dp = attention_dp_degree(ep=ep)
     B, t_full = off["batch"], off["decode_step_s"]
     per_rank = requests / dp
@@ -117,7 +117,7 @@ def offline_run(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens: floa
     h = harmonic_number(n0)
     decode_kw = {k: v for k, v in kw.items() if k in ("weight_precision", "kv_precision", "redundant_experts",
                                                       "ep_overlap_frac", "ep_nodes", "query_tokens_per_seq")}
-    ctx = running_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens, output_lengths=lengths)
+    ctx = running_context_tokens(prompt_tokens=prompt_tokens, output_tokens=output_tokens, output_lengths=output_lengths)
     batches = drain_batches(n0, fixed_lengths=fixed_lengths)
     t_nodes = [decode_step(shape, batch=b, context_tokens=ctx, hw=hw, engine=engine, tp=tp, ep=ep,
                            tokens_per_step=tokens_per_step, **decode_kw)["step_s"] for b in batches]
