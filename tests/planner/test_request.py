@@ -95,7 +95,17 @@ def test_request_level_rules(tmp_path):
     assert "both 'tokens' and 'target_days'" in str(err)
     serving = "serving: {prompt_tokens: 10, output_tokens: 10, ttft_ms: 100, tpot_ms: 10}\n"
     err = _error(tmp_path, GOOD + serving)
-    assert err.field == "serving" and "requests_per_s" in str(err)
+    assert err.field == "serving" and "requests_per_s" in str(err) and "static_batch" in str(err)
+    both = serving.replace("{prompt", "{concurrency: 4, static_batch: 8, prompt")
+    err = _error(tmp_path, GOOD + both)
+    assert err.field == "serving" and "got concurrency, static_batch" in str(err)
+    static = serving.replace("{prompt", "{static_batch: 8, disaggregation: auto, prompt")
+    err = _error(tmp_path, GOOD + static)
+    assert err.field == "serving" and "'static_batch' needs disaggregation 'off'" in str(err)
+    ok = load_request(_write(tmp_path, GOOD + serving.replace("{prompt", "{static_batch: 8, prompt")), CATALOG)
+    assert ok.serving.static_batch == 8 and ok.serving.requests_per_s is None
+    err = _error(tmp_path, GOOD + serving.replace("{prompt", "{static_batch: 2000000, prompt"))
+    assert err.field == "serving.static_batch" and err.expected == "1 <= x <= 1000000"
     err = _error(tmp_path, GOOD + "training: {seq_len: 4096, global_batch_tokens: 5000}\n")
     assert err.field == "training" and "whole number of sequences" in str(err)
 

@@ -24,7 +24,7 @@ def serving_request(model: str = "llama-3-8b", gpus=("h100",), basis: str = "on_
                     **serving) -> PlanRequest:
     sv = {"requests_per_s": 10.0, "prompt_tokens": 1024, "output_tokens": 256, "ttft_ms": 2000, "tpot_ms": 50,
           **serving}
-    if "concurrency" in serving:
+    if "concurrency" in serving or "static_batch" in serving:
         sv.pop("requests_per_s")
     return PlanRequest.model_validate({"title": "serving test", "request_id": "srv-t", "requester": "tests",
                                        "cost_centre": "cc", "model": model, "candidate_gpus": list(gpus),
@@ -170,3 +170,41 @@ def test_the_requests_engine_profile_is_searched_and_written():
     assert sc.inference.engine == "sglang-0.4" and sc.inference.replicas == res.plans[0].replicas
     default = search_serving(serving_request(), CATALOG)
     assert {p.layout.engine for p in default.plans} == {"vllm-0.10"}
+
+
+def test_a_static_batch_takes_the_groups_whose_largest_static_batch_runs_it():
+    """Per layout the largest static batch one group runs within both targets (srv_static_max_batch of the
+    column); B of k such batches needs k groups, one request more k + 1, each running ceil(B / k)."""
+    one = _one(serving_request(static_batch=1))
+    assert isinstance(one, ServingPlan) and one.replicas == 1 and one.group_batch == 1
+    bmax = int(one.max_group_batch)
+    assert bmax > 1
+    exact = _one(serving_request(static_batch=3 * bmax))
+    more = _one(serving_request(static_batch=3 * bmax + 1))
+    assert (exact.replicas, exact.group_batch) == (3, bmax)
+    assert (more.replicas, more.group_batch) == (4, math.ceil((3 * bmax + 1) / 4))
+    assert exact.ttft_ms <= 2000 and exact.tpot_ms <= 50 and exact.static_wall_s > exact.ttft_ms / 1000
+    # a bigger batch per group takes longer to its first token and steps slower
+    assert exact.ttft_ms > one.ttft_ms and exact.tpot_ms > one.tpot_ms
+
+
+def test_a_static_plan_column_is_the_search_and_runs_the_static_load():
+    req = serving_request(static_batch=1000)
+    p = _one(req)
+    q = compute(plan_scenario(req, p, {"model": req.model}), CATALOG)
+    assert_column_is_serving_plan(q, p)
+    assert q["srv_load_model_position"] == 3 and q["srv_arrival_given_flag"] == 0 and q["srv_static_fits_flag"] == 1
+    assert q["srv_st_batch"] == p.group_batch == math.ceil(1000 / p.replicas)
+    assert q["srv_static_max_batch"] == p.max_group_batch and q["srv_static_wall_s"] == p.static_wall_s
+    assert p.tokens_per_s == pytest.approx(p.replicas * p.group_batch * 256 / p.static_wall_s, rel=1e-12)
+
+
+def test_a_static_batch_that_batch_one_misses_is_rejected_with_that_batch_figures():
+    tpot = _one(serving_request(static_batch=64, tpot_ms=2))
+    assert isinstance(tpot, ServingRejection) and tpot.check == "serving_tpot_target" and tpot.limit == 2
+    idle = _one(serving_request(static_batch=1))
+    assert tpot.value == pytest.approx(idle.tpot_ms, rel=1e-12) and "static batch of 1" in tpot.detail
+    ttft = _one(serving_request(static_batch=64, ttft_ms=1))
+    assert ttft.check == "serving_ttft_target" and ttft.value == pytest.approx(idle.ttft_ms, rel=1e-12)
+    big = _one(serving_request(static_batch=1_000_000, max_gpus=8))
+    assert big.check == "serving_max_gpus" and big.value > 8

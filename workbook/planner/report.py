@@ -98,7 +98,9 @@ def print_report(data: dict[str, Any], out: TextIO) -> None:
     sv = data["serving"]
     if "load" in sv:
         ld = sv["load"]
-        rate = f"{ld['requests_per_s']:g} requests/s" if ld["requests_per_s"] else f"{ld['concurrency']} concurrent"
+        rate = (f"{ld['requests_per_s']:g} requests/s" if ld.get("requests_per_s") else
+                f"{ld['concurrency']} concurrent" if ld.get("concurrency") else
+                f"a static batch of {ld['static_batch']} requests run together")
         print(f"Serving load: {rate}, {ld['prompt_tokens']} prompt / {ld['output_tokens']} output tokens, "
               f"TTFT <= {ld['ttft_ms']:g} ms, TPOT <= {ld['tpot_ms']:g} ms", file=out)
     print(f"Serving: {sv['status']}", file=out)
@@ -114,8 +116,11 @@ def _serving_line(p: dict[str, Any]) -> str:
                 f"{p['decode_gpus_per_instance']:.0f} ({p['layout']}), {p['decode_batch_per_rank']:.0f} requests per "
                 f"decode rank; TTFT {p['ttft_ms']:,.0f} ms, TPOT {p['tpot_ms']:.1f} ms; {usd(p['usd_per_month'])}/month, "
                 f"${p['usd_per_1M_tokens']:.3f} per 1M output tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
-    return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, each carrying "
-            f"{p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s; TTFT {p['ttft_ms']:,.0f} ms, "
+    carries = (f"each running {p['group_batch']:,.0f} of the batch together (at most {p['max_group_batch']:,.0f}), "
+               f"{p['static_wall_s']:,.3g} s to the last token" if p.get("static_wall_s") is not None else
+               f"each carrying {p['group_rate_rps']:.3g} of its {p['max_group_rate_rps']:.3g} requests/s")
+    return (f"{p['gpu']} x {p['num_gpus']}: {p['replicas']} replica{'s' if p['replicas'] != 1 else ''} of {p['layout']}, "
+            f"{carries}; TTFT {p['ttft_ms']:,.0f} ms, "
             f"TPOT {p['tpot_ms']:.1f} ms; {usd(p['usd_per_month'])}/month, ${p['usd_per_1M_tokens']:.3f} per 1M output "
             f"tokens at ${p['gpu_hour_usd']:.2f}/GPU-h")
 

@@ -109,6 +109,8 @@ class TrainingRequest(_Strict):
         return self
 
 
+#: the serving loads a request can give, exactly one (the scenario's load models rate, concurrency, static)
+LOADS = ("requests_per_s", "concurrency", "static_batch")
 #: which serving deployments the serving search sizes (serving_search, serving_disagg_search)
 Disaggregation = Literal["auto", "off", "only"]
 
@@ -118,6 +120,9 @@ class ServingRequest(_Strict):
 
     requests_per_s: Optional[float] = Field(None, gt=0, le=1e7, description="arrival rate (requests/s)")
     concurrency: Optional[int] = Field(None, ge=1, le=10_000_000, description="concurrent requests")
+    static_batch: Optional[int] = Field(None, ge=1, le=1_000_000,
+                                        description="requests run together to their output length (a static batch, "
+                                                    "as batch benchmarks and batch jobs run them)")
     prompt_tokens: int = Field(..., ge=1, le=10_000_000, description="prompt length")
     output_tokens: int = Field(..., ge=1, le=10_000_000, description="output length")
     ttft_ms: float = Field(..., gt=0, le=1e7, description="time-to-first-token target (ms)")
@@ -133,8 +138,13 @@ class ServingRequest(_Strict):
 
     @model_validator(mode="after")
     def _one_load(self) -> "ServingRequest":
-        if (self.requests_per_s is None) == (self.concurrency is None):
-            raise ValueError("give exactly one of 'requests_per_s' or 'concurrency'")
+        given = [k for k in LOADS if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of " + ", ".join(f"'{k}'" for k in LOADS)
+                             + (f" (got {', '.join(given)})" if given else ""))
+        if self.static_batch is not None and self.disaggregation != "off":
+            raise ValueError("'static_batch' needs disaggregation 'off' (disaggregated pools are sized for an arrival "
+                             "rate or a concurrency)")
         return self
 
 

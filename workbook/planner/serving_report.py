@@ -43,7 +43,8 @@ def plan_data(p: ServingPlan, name: str) -> dict[str, Any]:
             "tpot_ms": p.tpot_ms, "tokens_per_s": p.tokens_per_s, "gpu_hour_usd": p.gpu_hour_usd,
             "usd_per_month": p.usd_per_month, "usd_per_1M_tokens": p.usd_per_1M_tokens,
             "weights_per_gpu_GiB": p.weights_per_gpu_GiB, "kv_tokens": p.kv_tokens_per_gpu,
-            "kv_requests": p.kv_requests, "kind": p.kind, "prefill_ep": lay.prefill_ep, **pools_data(p)}
+            "kv_requests": p.kv_requests, "kind": p.kind, "prefill_ep": lay.prefill_ep, "static_wall_s": p.static_wall_s,
+            **pools_data(p)}
 
 
 def pools_data(p: ServingPlan) -> dict[str, Any]:

@@ -103,6 +103,7 @@ class ServingPlan:
     kv_tokens_per_gpu: float
     kv_requests: float
     pools: dict[str, float] | None = None  # disaggregated: serving_disagg.size_pools of the deployment
+    static_wall_s: float | None = None  # a static batch: wall time of one group's batch (prefill, then decode)
 
     @property
     def kind(self) -> str:
@@ -213,6 +214,8 @@ def scenario(req: PlanRequest, lay: ServingLayout, model_fields: dict, *, replic
         inference["weight_precision"] = sv.weight_precision
     if sv.concurrency is not None:  # the closed-loop rows (Inference sheet) show the clients beside the rate
         inference["concurrency"] = sv.concurrency
+    if sv.static_batch is not None:  # each group runs its share of the batch together (the static load model)
+        inference.update(load="static", batch=static_share(sv.static_batch, replicas), arrival_rate_rps=None)
     if lay.disaggregated:
         inference.update(disaggregated="on", prefill_ep=lay.prefill_ep)
     return Scenario.model_validate({
@@ -221,6 +224,11 @@ def scenario(req: PlanRequest, lay: ServingLayout, model_fields: dict, *, replic
         "inference": inference,
         "cost": {"price_basis": req.price_basis, "gpu_hour_usd": req.gpu_hour_usd},
     })
+
+
+def static_share(batch: int, replicas: int) -> int:
+    """Requests of a static batch each of ``replicas`` groups runs: ceil(batch / replicas)."""
+    return max(1, math.ceil(batch / replicas))
 
 
 def context(sc, catalog) -> Context:
@@ -292,6 +300,16 @@ def weights_room_GiB(g: Group) -> float:
     return budget0 / c["memory_fraction"] if eng.memory_rule == "free_fraction" else budget0
 
 
+def target_miss(reject, sv, ttft_ms: float, tpot_ms: float, where: str) -> ServingRejection:
+    """The target the smallest load misses by more (relative), with both figures ``where`` they were taken."""
+    if ttft_ms / sv.ttft_ms >= tpot_ms / sv.tpot_ms:
+        r = reject("serving_ttft_target", ttft_ms, sv.ttft_ms, "ms", f"TTFT {where} (TPOT {tpot_ms:.4g} ms)")
+    else:
+        r = reject("serving_tpot_target", tpot_ms, sv.tpot_ms, "ms", f"TPOT {where} (TTFT {ttft_ms:.4g} ms)")
+    r.ttft_ms, r.tpot_ms = ttft_ms, tpot_ms
+    return r
+
+
 def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) -> ServingPlan | ServingRejection:
     """One layout: a plan for the whole load, or the first check it fails."""
     sv = req.serving
@@ -307,18 +325,14 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
     if g.cap["concurrent_requests"] < 1:
         return reject("serving_kv_holds_request", sv.prompt_tokens + sv.output_tokens, g.cap["kv_tokens"], "tokens",
                       "one full-context request against the KV pool per GPU")
+    if sv.static_batch is not None:
+        return evaluate_static(req, lay, catalog, model_fields, g, reject)
     best = g.max_load(sv.ttft_ms / MS_PER_S, sv.tpot_ms / MS_PER_S)
     if best["request_rate_per_s"] <= 0:
         st = g.trickle()
         if st["saturated"]:
             return reject("serving_load_stable", 1.0, 0.0, "0/1", "even a trickle saturates the group")
-        ttft, tpot = st["ttft_s"] * MS_PER_S, st["tpot_s"] * MS_PER_S
-        if ttft / sv.ttft_ms >= tpot / sv.tpot_ms:
-            r = reject("serving_ttft_target", ttft, sv.ttft_ms, "ms", f"TTFT at the smallest load (TPOT {tpot:.4g} ms)")
-        else:
-            r = reject("serving_tpot_target", tpot, sv.tpot_ms, "ms", f"TPOT at the smallest load (TTFT {ttft:.4g} ms)")
-        r.ttft_ms, r.tpot_ms = ttft, tpot
-        return r
+        return target_miss(reject, sv, st["ttft_s"] * MS_PER_S, st["tpot_s"] * MS_PER_S, "at the smallest load")
     rmax, bmax = best["request_rate_per_s"], best["batch"]
     if sv.requests_per_s is not None:
         replicas = max(1, math.ceil(sv.requests_per_s / rmax - RATE_EPS))
@@ -341,6 +355,46 @@ def evaluate(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict) 
         usd_per_1M_tokens=ic.cost_per_1M_tokens_usd(num_gpus=n, gpu_hour_usd=price, throughput_tok_per_s=tok),
         weights_per_gpu_GiB=g.cap["weights_GiB"], kv_tokens_per_gpu=g.cap["kv_tokens"],
         kv_requests=g.cap["concurrent_requests"])
+
+
+def evaluate_static(req: PlanRequest, lay: ServingLayout, catalog, model_fields: dict, g: Group,
+                    reject) -> ServingPlan | ServingRejection:
+    """A static batch: the groups whose largest static batch within both targets (the Inference sheet's
+    srv_static_max_batch) runs it, ``replicas = ceil(B / that batch)``, each running ceil(B / replicas) requests
+    together; the figures are the full calculation of the plan's column (its static load rows)."""
+    from workbook.calc import compute
+
+    sv = req.serving
+
+    def column(replicas: int, batch: int | None = None) -> dict[str, float]:
+        sc = scenario(req, lay, model_fields, replicas=replicas)
+        if batch is not None:
+            sc = sc.model_copy(update={"inference": sc.inference.model_copy(update={"batch": batch})})
+        return compute(sc, catalog)
+
+    one = column(1, 1)
+    bmax = one["srv_static_max_batch"]
+    if bmax < 1:  # a static batch of 1 is an idle request: the targets it misses
+        return target_miss(reject, sv, one["srv_static_ttft_ms"], one["srv_static_tpot_ms"], "of a static batch of 1")
+    replicas = max(1, math.ceil(sv.static_batch / bmax - RATE_EPS))
+    n = replicas * lay.tp * lay.ep
+    if n > req.constraints.max_gpus:
+        return reject("serving_max_gpus", n, req.constraints.max_gpus, "GPUs",
+                      f"{replicas} replicas of {lay.tp * lay.ep} GPUs")
+    q = column(replicas)
+    at_max = column(1, int(bmax))
+    share = static_share(sv.static_batch, replicas)
+    price = float(g.ctx.s.cost.gpu_hour_usd)
+    tok = q["srv_tokens_per_s_total_in_use"]
+    wall = q["srv_static_wall_s"]
+    return ServingPlan(
+        layout=lay, replicas=replicas, num_gpus=n, load_rps=share * replicas / wall, group_rate_rps=share / wall,
+        max_group_rate_rps=bmax / at_max["srv_static_wall_s"], group_batch=float(share), max_group_batch=bmax,
+        ttft_ms=q["srv_ttft_ms_in_use"], tpot_ms=q["srv_tpot_ms_in_use"], tokens_per_s=tok, gpu_hour_usd=price,
+        usd_per_month=ic.hourly_cost_usd(num_gpus=n, gpu_hour_usd=price) * HOURS_PER_MONTH,
+        usd_per_1M_tokens=ic.cost_per_1M_tokens_usd(num_gpus=n, gpu_hour_usd=price, throughput_tok_per_s=tok),
+        weights_per_gpu_GiB=g.cap["weights_GiB"], kv_tokens_per_gpu=g.cap["kv_tokens"],
+        kv_requests=g.cap["concurrent_requests"], static_wall_s=wall)
 
 
 def search_serving(req: PlanRequest, catalog, gpus: list[str] | None = None) -> ServingResult:
@@ -369,9 +423,10 @@ def plan_scenario(req: PlanRequest, plan: ServingPlan, model_fields: dict):
     """The plan as a workbook column: its replicas (disaggregated: 1, the pools are sized from the
     load) and the total arrival rate they share."""
     return scenario(req, plan.layout, model_fields, replicas=1 if plan.layout.disaggregated else plan.replicas,
-                    arrival_rate_rps=plan.load_rps)
+                    arrival_rate_rps=None if req.serving.static_batch is not None else plan.load_rps)
 
 
 __all__ = ["ServingLayout", "ServingPlan", "ServingRejection", "ServingResult", "search_serving", "plan_scenario",
-           "layouts", "ep_choices", "group_rule", "evaluate", "engine_id", "context", "Group", "weights_room_GiB",
+           "layouts", "ep_choices", "group_rule", "evaluate", "evaluate_static", "static_share", "target_miss",
+           "engine_id", "context", "Group", "weights_room_GiB",
            "HOURS_PER_MONTH"]

@@ -58,6 +58,12 @@ DISAGG_ROWS = SERVING_ROWS[:2] + [
     ("TTFT target", "inference.ttft_target_ms", "ms"),
     ("TPOT (decode pool)", "srv_tpot_ms_in_use", "ms"),
 ] + SERVING_ROWS[-6:]  # TPOT target, tokens/s, price, costs, checks
+#: (label, row key, unit) of a serving plan for a static batch: the batch rows in place of the rate's
+STATIC_ROWS = SERVING_ROWS[:6] + [
+    ("Static batch per group (requests run together)", "inference.batch", "sequences"),
+    ("Largest static batch per group within the targets", "srv_static_max_batch", "sequences"),
+    ("Wall time of a group's batch (prefill, then decode)", "srv_static_wall_s", "s"),
+] + SERVING_ROWS[9:]
 #: the serving columns compared
 SERVING_WHY = [("GPU", "gpu", "id"), ("Disaggregated", "inference.disaggregated", "choice"),
                ("GPUs", "srv_gpus_in_use", "GPUs"),
@@ -121,7 +127,8 @@ def write_serving_block(w: Writer, names: list[str], results: list[dict], plan, 
     sv = plan.data["serving"]
     kind = sv["recommended"]["kind"]
     w.text(sheet, row, 0, f"The serving plan ({kind}): {names[i0]}", "block", "label")
-    for label, name, unit in DISAGG_ROWS if kind == "disaggregated" else SERVING_ROWS:
+    static = (sv.get("load") or {}).get("static_batch") is not None
+    for label, name, unit in DISAGG_ROWS if kind == "disaggregated" else STATIC_ROWS if static else SERVING_ROWS:
         row += 1
         w.text(sheet, row, 0, label, "label", "label")
         _link(w, sheet, row, 1, name, results, i0, unit=unit, cached=_cached(name, results, plan, i0))
