@@ -147,3 +147,22 @@ def test_a_saturated_rate_has_no_ttft():
     assert r["srv_load_saturated_flag"] == 1 and r["srv_ttft_defined_flag"] == 0
     ok = compute(_sc(engine="vllm-0.10", tp=4, prompt_tokens=2000, output_tokens=300, arrival_rate_rps=1.0), CAT)
     assert ok["srv_ttft_defined_flag"] == 1 and ok["srv_load_ttft_ms"] > 0
+
+
+@pytest.mark.parametrize("extra,tokens,chunks,last", [(1e-10, 0, 2, 4096.0), (1e-7, 1, 3, 1.0), (0.3, 1, 3, 1.0)])
+def test_prefill_rows_count_whole_tokens_just_above_a_chunk_boundary(extra, tokens, chunks, last):
+    """A load refinement prefills 8.192... prompts of 1,000 tokens: batch x prompt 1e-10 token above two chunks
+    of 4,096 is two full chunks; 1e-7 or 0.3 token above is a token more, a third chunk of one token. The rows
+    are the reference's, and the chunks add up to the whole tokens."""
+    from tests.calc.prefill_boundary import PROMPT, boundary_scenario
+
+    sc, kc = boundary_scenario(CAT, extra)
+    r = compute(sc, CAT)
+    C = r["srv_eng_prefill_chunk_tokens"]
+    assert (r["srv_ss1_pf_tokens"], r["srv_ss1_pf_chunks"], r["srv_ss1_pf_last_tokens"]) == (kc + tokens, chunks, last)
+    assert (r["srv_ss1_pf_chunks"] - 1) * C + r["srv_ss1_pf_last_tokens"] == r["srv_ss1_pf_tokens"]
+    pf = pt.prefill_time(model_shape(CAT.model("llama-3-70b")), prompt_tokens=PROMPT, batch=r["srv_ss1_pf_batch"],
+                         hw=_hw(), engine=ENG.profile("vllm-0.6.0"), tp=4, chunk_tokens=C,
+                         call_cpu_s=r["srv_prefill_call_cpu_s"])
+    assert (pf["tokens"], pf["chunks"]) == (r["srv_ss1_pf_tokens"], r["srv_ss1_pf_chunks"])
+    assert r["srv_ss1_pf_prefill_s"] == pytest.approx(pf["prefill_s"], rel=1e-12)

@@ -240,3 +240,32 @@ def test_moe_dispatch_layout_streams_in_the_prefill_chunk():
     assert with_layout["chunks"] == 1
     # at EP 1 no layout term; at EP 32 the small-op time carries it whole (16,384 tokens x 37 MB / 3.0 TB/s)
     assert with_layout["small_kernels_s"] - bytes_ / bw == pytest.approx(single["small_kernels_s"], rel=1e-9)
+
+
+def test_prefill_counts_whole_tokens():
+    """batch x prompt rounded up to a whole token, at least 1; noise under 1e-9 token is no token."""
+    assert pt.prefill_tokens(batch=3, prompt_tokens=1000) == 3000
+    assert pt.prefill_tokens(batch=2.5001, prompt_tokens=1000) == 2501  # 2,500.1 tokens
+    assert pt.prefill_tokens(batch=(3000 + 1e-10) / 1000, prompt_tokens=1000) == 3000
+    assert pt.prefill_tokens(batch=1e-6, prompt_tokens=100) == 1
+    with pytest.raises(ValueError):
+        pt.prefill_tokens(batch=0, prompt_tokens=100)
+
+
+@pytest.mark.parametrize("k", [1, 2, 5])
+def test_a_fractional_batch_just_above_k_chunks(k):
+    """batch x prompt just above k chunks: floating-point noise (1e-10 token) leaves k full chunks; a fraction of a
+    token (1e-7 or 0.3: counted in fractional tokens, 1e-7 stayed inside the chunk count's guard, 0.3 did not) is a
+    whole token more, so a (k+1)-th chunk of exactly one token. The chunks add up to the whole tokens."""
+    C, S = 2048.0, 1000.0
+    for extra, tokens, chunks, last in ((1e-10, k * C, k, C), (1e-7, k * C + 1, k + 1, 1.0), (0.3, k * C + 1, k + 1, 1.0)):
+        r = _pf(prompt_tokens=S, batch=(k * C + extra) / S, chunk_tokens=C)
+        assert (r["tokens"], r["chunks"]) == (tokens, chunks), extra
+        assert r["tokens"] - (r["chunks"] - 1) * C == last
+    noise, frac = (_pf(prompt_tokens=S, batch=(k * C + e) / S, chunk_tokens=C) for e in (1e-10, 0.3))
+    assert noise["last_chunk_s"] == noise["full_chunk_s"]
+    one = _pf(prompt_tokens=1.0, chunk_tokens=C)  # one token: the last chunk's linear and all-reduce terms
+    assert frac["last_ar_s"] == pytest.approx(one["allreduce_s"], rel=1e-12)
+    # attention is the batch's prompts', shared over the chunks in proportion to their tokens
+    assert frac["attention_s"] == pytest.approx(noise["attention_s"] * (k * C + 0.3) / (k * C + 1e-10), rel=1e-12)
+    assert frac["tokens_per_s"] == pytest.approx(frac["tokens"] / frac["prefill_s"], rel=1e-12)

@@ -4,6 +4,8 @@ workbook.reference.prefill_time.prefill_time).
 
 One prefill is laid out as sixteen rows (:func:`prefill_quantities`): the chunks of the engine's
 token budget are all full but the last, so the total is (chunks − 1) full chunks + the last one.
+The batch's prompt tokens are counted in whole tokens (batch x prompt rounded up, at least 1, noise
+under FLOOR_EPS ignored), so the chunk count and the last chunk are exact in every engine.
 The load block reuses the rows for the prompts prefilled together under load.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import engine_of, ep_overlap_frac
+from workbook.calc.serving_memory import FLOOR_EPS, engine_of, ep_overlap_frac
 from workbook.calc.serving_step import decode, decode_quantities, decode_values, ep_nodes, hardware
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
@@ -21,7 +23,7 @@ from workbook.units import MS_PER_S
 _S = "docs/serving.md"
 PREFILL_ROWS = [
     ("batch", "sequences", "prompts prefilled together"),
-    ("tokens", "tokens", "prompt tokens of the batch"),
+    ("tokens", "tokens", "prompt tokens of the batch in whole tokens (prompts x prompt rounded up, at least 1)"),
     ("chunks", "chunks", "chunks of at most the chunk size"),
     ("last_tokens", "tokens", "tokens of the last chunk"),
     ("prompt_chunks", "chunks", "chunks of one prompt (at least 1)"),
@@ -60,7 +62,8 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
                             call_cpu_s=ctx.q["srv_prefill_call_cpu_s"] if call_cpu_s is None else call_cpu_s,
                             **kw)
-    T, n = total["tokens"], total["chunks"]
+    T = float(max(1, math.ceil(batch * S - FLOOR_EPS)))  # whole tokens: T, the chunks and the last are exact
+    n = total["chunks"]
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
     return {
         f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,

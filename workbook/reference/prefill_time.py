@@ -16,6 +16,18 @@ the last token of each prompt). Causal attention of a prompt with s_0 cached tok
 F_attn = 2·h/TP·(d_qk + d_v)·L·(S·s_0 + S²/2), split over the chunks in proportion to what each
 chunk attends to. With many tokens every expert is hit, so MoE weights are read whole.
 
+Whole tokens. A load model's batch is a mean, often fractional, so batch·S need not be whole; a
+scheduler prefills whole tokens. T is batch·S rounded up to a whole token, at least one, with a value
+a hair above an integer (under FLOOR_EPS = 1e-9 token of floating-point noise) counting as that
+integer, as the chunk count's ceil does: T = max(1, ceil(batch·S − 1e-9)) (``prefill_tokens``). Then
+T, the chunk count n = ceil(T/C − 1e-9) and the last chunk T − (n − 1)·C are whole numbers that every
+spreadsheet engine computes exactly (a fractional T just above a multiple of C made the last chunk a
+tiny difference of two large numbers, which amplified the engines' last-bit differences). The linear
+FLOPs, weight reads and per-token traffic follow the whole count (less than one token more than
+batch·S); attention, the MLA re-expansion and the LM head are per prompt and stay on the batch's
+prompts (batch·F_attn(S) ...), each chunk taking its share T_c/T of them, so the chunks' shares add
+up to exactly one batch and the batch's time stays proportional to its prompts in those terms.
+
 Small shapes (issue 22). The weight read W_read streams through the same GEMMs as decode's: at a few
 hundred tokens they are skinny (M = tokens) and memory-bound, so the weights stream at decode's
 measured GEMM bandwidth (engines.yaml device ``decode_hbm_efficiency``, 0.78 on the H100, from torch
@@ -101,6 +113,7 @@ from workbook.reference.decode_time import (
     gemm_time_s,
     layer_kind,
 )
+from workbook.reference.serving import FLOOR_EPS
 from workbook.reference.serving_shape import (
     ModelShape,
     expected_distinct_experts,
@@ -224,6 +237,13 @@ def reexpanded_tokens(*, prompt_tokens: float, cached_tokens: float, chunk_token
     return n * cached_tokens + chunk_tokens * n * (n - 1) / 2.0
 
 
+def prefill_tokens(*, batch: float, prompt_tokens: float) -> float:
+    """Prompt tokens of a prefill of ``batch`` prompts, in whole tokens (module docstring, "Whole tokens"):
+    batch·S rounded up, at least 1, a value under 1e-9 above an integer counting as that integer."""
+    _pos(batch=batch, prompt_tokens=prompt_tokens)
+    return float(max(1, math.ceil(batch * prompt_tokens - FLOOR_EPS)))
+
+
 def prefill_weight_read_bytes(shape: ModelShape, *, tokens: float, tp: int = 1, ep: int = 1,
                               redundant_experts: int = 0, weight_precision: str = "bf16",
                               keep_checkpoint_precision: bool = True) -> float:
@@ -274,8 +294,10 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
 
     ``chunk_tokens`` defaults to the engine's prefill_chunk_tokens. With EP > 1, ``ep_nodes`` nodes
     share the EP group and ``ep_overlap_frac`` of each chunk's all-to-all hides under its GPU work.
-    Returns the chunk count, the time of the whole batch and its parts (s), the tokens/s of the group, and
-    a full and the last chunk's linear, all-reduce and GPU time and total (``full_*_s``, ``last_*_s``).
+    Returns the prompt tokens in whole tokens (``tokens``, prefill_tokens) and the chunk count, the time of
+    the whole batch and its parts (s), the tokens/s of the group (whole tokens over that time), and a full
+    and the last chunk's linear, all-reduce and GPU time and total (``full_*_s``, ``last_*_s``). The
+    chunks add up to the whole tokens; attention, re-expansion and the LM head stay on ``batch`` prompts.
     """
     _pos(prompt_tokens=prompt_tokens, batch=batch, tp=tp, ep=ep)
     if not 0 <= ep_overlap_frac <= 1:
@@ -284,8 +306,8 @@ def prefill_time(shape: ModelShape, *, prompt_tokens: float, hw: dict, engine: A
     _nonneg(cached_tokens=cached_tokens)
     C = float(engine.prefill_chunk_tokens if chunk_tokens is None else chunk_tokens)
     _pos(chunk_tokens=C)
-    T = batch * prompt_tokens
-    n_chunks = max(1, math.ceil(T / C - 1e-9))
+    T = prefill_tokens(batch=batch, prompt_tokens=prompt_tokens)  # whole tokens: the chunks below are exact
+    n_chunks = max(1, math.ceil(T / C - FLOOR_EPS))
     L = shape.layers
     kind = layer_kind(shape)
     bw = hw["hbm_bw_GBps"] * GB * hw["hbm_efficiency"]

@@ -121,7 +121,7 @@ def prefill_pool_rate(shape: ModelShape, *, hw: dict, engine: Any, prompt_tokens
     pf = prefill_time(shape, prompt_tokens=new, batch=k, cached_tokens=cached, hw=hw, engine=engine, tp=tp, ep=ep,
                       redundant_experts=redundant_experts, weight_precision=weight_precision, chunk_tokens=C,
                       ep_nodes=nodes, ep_overlap_frac=ep_overlap_frac, call_cpu_s=0.0)
-    per_gpu = k * new / pf["prefill_s"] / tp
+    per_gpu = k * new / pf["prefill_s"] / tp  # the prompts' tokens, as the load counts them (not pf's whole tokens)
     return {"prompts_per_step": k, "new_tokens": new, "cached_tokens": cached, "prefill_s": pf["prefill_s"],
             "tokens_per_s_per_gpu": per_gpu, "input_tokens_per_s_per_gpu": per_gpu / (1.0 - cache_hit_frac)}
 

@@ -86,7 +86,8 @@ ITEMS = {
     **prefill_items("srv_dispf", "=MAX(1,INT({srv_eng_prefill_chunk_tokens}/{srv_dis_new_tokens}))",
                     "srv_eng_prefill_chunk_tokens", prompt="{srv_dis_new_tokens}", cached="{srv_dis_cached_tokens}",
                     rows=_PF_ROWS, call_cpu=False),
-    "srv_dis_pf_tokens_per_s_per_gpu": f"={{srv_dispf_tokens}}/{{srv_dispf_prefill_s}}/{_TP}",
+    # the prompts' new tokens (batch x new, as the load counts them), not the whole tokens its chunks are cut from
+    "srv_dis_pf_tokens_per_s_per_gpu": f"={{srv_dispf_batch}}*{{srv_dis_new_tokens}}/{{srv_dispf_prefill_s}}/{_TP}",
     "srv_dis_pf_input_tokens_per_s_per_node": "={srv_dis_pf_tokens_per_s_per_gpu}/(1-{inference.cache_hit_frac})"
     "*{gpu_gpus_per_node}",
     "srv_dis_pf_gpus_per_instance": f"={_TP}*{_EPP}",

@@ -75,7 +75,7 @@ def prefill_items(prefix: str, batch: str, chunk: str, *, prompt: str = _S, cach
     s0 = "0" if cached is None else cached
     out = {
         f"{p}_batch": batch,
-        f"{p}_tokens": f"={{{p}_batch}}*{S}",
+        f"{p}_tokens": f"=MAX(1,ROUNDUP({{{p}_batch}}*{S}-c_srv_floor_eps,0))",  # whole tokens: exact chunks
         f"{p}_chunks": f"=MAX(1,ROUNDUP({{{p}_tokens}}/{c}-c_srv_floor_eps,0))",
         f"{p}_last_tokens": f"=MIN({c},{{{p}_tokens}}-({{{p}_chunks}}-1)*{c})",
         f"{p}_prompt_chunks": f"=MAX(1,ROUNDUP({S}/{c}-c_srv_floor_eps,0))",
