@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from workbook.calc.base import Context, Q
-from workbook.calc.serving_memory import FLOOR_EPS, engine_of, ep_overlap_frac
+from workbook.calc.serving_memory import engine_of, ep_overlap_frac
 from workbook.calc.serving_step import decode, decode_quantities, decode_values, ep_nodes, hardware
 from workbook.reference import prefill_time as pt
 from workbook.reference.serving_shape import model_shape
@@ -62,8 +62,7 @@ def prefill_values(ctx: Context, prefix: str, batch: float, chunk_tokens: float,
     total = pt.prefill_time(shape, prompt_tokens=S, batch=batch, chunk_tokens=chunk_tokens, cached_tokens=cached_tokens,
                             call_cpu_s=ctx.q["srv_prefill_call_cpu_s"] if call_cpu_s is None else call_cpu_s,
                             **kw)
-    T = float(max(1, math.ceil(batch * S - FLOOR_EPS)))  # whole tokens: T, the chunks and the last are exact
-    n = total["chunks"]
+    T, n = total["tokens"], total["chunks"]  # whole tokens (prefill_tokens): T, the chunks and the last are exact
     last = min(chunk_tokens, T - (n - 1) * chunk_tokens)
     return {
         f"{prefix}_batch": batch, f"{prefix}_tokens": T, f"{prefix}_chunks": n, f"{prefix}_last_tokens": last,

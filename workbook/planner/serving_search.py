@@ -423,7 +423,7 @@ def plan_scenario(req: PlanRequest, plan: ServingPlan, model_fields: dict):
     """The plan as a workbook column: its replicas (disaggregated: 1, the pools are sized from the
     load) and the total arrival rate they share."""
     return scenario(req, plan.layout, model_fields, replicas=1 if plan.layout.disaggregated else plan.replicas,
-                    arrival_rate_rps=None if req.serving.static_batch is not None else plan.load_rps)
+                    arrival_rate_rps=plan.load_rps)  # a static batch's column drops it (scenario)
 
 
 __all__ = ["ServingLayout", "ServingPlan", "ServingRejection", "ServingResult", "search_serving", "plan_scenario",
